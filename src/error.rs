@@ -1,0 +1,247 @@
+//! The one error type of the library.
+//!
+//! Every message names the mode, the shapes involved and the axis at fault, so that a
+//! caller who only prints the error still knows which rule was broken and where.
+
+use std::fmt;
+
+/// A shape written as `[2,3,4]` in error messages.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Dims(pub Vec<usize>);
+
+impl fmt::Display for Dims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl fmt::Debug for Dims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl From<&[usize]> for Dims {
+    fn from(v: &[usize]) -> Self {
+        Dims(v.to_vec())
+    }
+}
+
+/// Why a broadcast was refused.
+///
+/// The enum is `#[non_exhaustive]`: new rules may add variants without a breaking change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BroadcastError {
+    /// A data dimension cannot be stretched to the target dimension it is aligned with.
+    #[error("{mode} broadcast: data dim {data_dim} at axis {axis} cannot become {target_dim} (must be 1 or {target_dim}); data shape {data_shape}, target shape {target_shape}")]
+    DimMismatch {
+        /// The mode whose rule was broken.
+        mode: &'static str,
+        /// Axis of the data shape at fault.
+        axis: usize,
+        /// The data dimension.
+        data_dim: usize,
+        /// The target (or other operand's) dimension it was aligned with.
+        target_dim: usize,
+        /// The whole data shape.
+        data_shape: Dims,
+        /// The whole target shape.
+        target_shape: Dims,
+    },
+
+    /// Two dimensions neither equal nor 1 met on one aligned axis (bidirectional, N-ary).
+    #[error("{mode} broadcast: dims {left} and {right} at output axis {axis} are incompatible (must be equal or one of them 1); shapes {left_shape} and {right_shape}")]
+    Incompatible {
+        /// The mode whose rule was broken.
+        mode: &'static str,
+        /// Output axis (after left-padding) at fault.
+        axis: usize,
+        /// Dimension of the first shape.
+        left: usize,
+        /// Dimension of the second shape.
+        right: usize,
+        /// First shape.
+        left_shape: Dims,
+        /// Second shape.
+        right_shape: Dims,
+    },
+
+    /// The target has fewer axes than the data where the mode needs at least as many.
+    #[error("{mode} broadcast: target rank {target_rank} is smaller than data rank {data_rank}; data shape {data_shape}, target shape {target_shape}")]
+    TargetRankTooSmall {
+        /// The mode whose rule was broken.
+        mode: &'static str,
+        /// Rank of the data.
+        data_rank: usize,
+        /// Rank of the target.
+        target_rank: usize,
+        /// The data shape.
+        data_shape: Dims,
+        /// The target shape.
+        target_shape: Dims,
+    },
+
+    /// Explicit mode: `axes_mapping` must have one entry per data axis.
+    #[error("explicit broadcast: axes_mapping {axes:?} has {got} entries but the data shape {data_shape} has rank {expected}")]
+    AxesMappingLength {
+        /// The axes given.
+        axes: Vec<usize>,
+        /// Number of entries given.
+        got: usize,
+        /// Rank of the data.
+        expected: usize,
+        /// The data shape.
+        data_shape: Dims,
+    },
+
+    /// An axis list must be strictly increasing (no duplicates, no transposes).
+    #[error("{mode} broadcast: axes {axes:?} must be strictly increasing, but entry {position} ({axis}) does not exceed the one before it")]
+    AxesNotIncreasing {
+        /// The mode whose rule was broken.
+        mode: &'static str,
+        /// The axes given.
+        axes: Vec<usize>,
+        /// Index in `axes` of the offending entry.
+        position: usize,
+        /// The offending axis.
+        axis: usize,
+    },
+
+    /// An axis list names one axis twice.
+    #[error("{mode} broadcast: axis {axis} appears more than once in {axes:?}")]
+    DuplicateAxis {
+        /// The mode whose rule was broken.
+        mode: &'static str,
+        /// The axes given.
+        axes: Vec<usize>,
+        /// The repeated axis.
+        axis: usize,
+    },
+
+    /// An axis is not below the target rank.
+    #[error("{mode} broadcast: axis {axis} (entry {position} of {axes:?}) is out of range for target shape {target_shape} of rank {rank}")]
+    AxisOutOfRange {
+        /// The mode whose rule was broken.
+        mode: &'static str,
+        /// The axes given.
+        axes: Vec<usize>,
+        /// Index in `axes` of the offending entry.
+        position: usize,
+        /// The offending axis.
+        axis: usize,
+        /// Rank of the target.
+        rank: usize,
+        /// The target shape.
+        target_shape: Dims,
+    },
+
+    /// nGraph axes mode: the target with the broadcast axes removed must equal the data shape.
+    #[error("axes broadcast: target shape {target_shape} without broadcast_axes {axes:?} is {remaining}, which is not the data shape {data_shape}")]
+    AxesShapeMismatch {
+        /// The broadcast axes given.
+        axes: Vec<usize>,
+        /// What is left of the target once those axes are removed.
+        remaining: Dims,
+        /// The data shape.
+        data_shape: Dims,
+        /// The target shape.
+        target_shape: Dims,
+    },
+
+    /// PDPD: the axis is below -1, or the resolved start axis is past the target's end.
+    #[error("pdpd broadcast: axis {axis} is invalid for data shape {data_shape} and target shape {target_shape}: {reason}")]
+    PdpdAxis {
+        /// The axis given.
+        axis: i64,
+        /// Why it is invalid.
+        reason: String,
+        /// The data shape.
+        data_shape: Dims,
+        /// The target shape.
+        target_shape: Dims,
+    },
+
+    /// N-ary broadcast of zero tensors.
+    #[error("multi broadcast: needs at least one input, got none")]
+    NoInputs,
+
+    /// The product of a shape's non-zero dimensions exceeds `isize::MAX`.
+    #[error("shape {shape} is too large: the product of its non-zero dims exceeds isize::MAX")]
+    ShapeOverflow {
+        /// The shape whose product overflowed.
+        shape: Dims,
+    },
+
+    /// A shape or axis value given as a signed integer is negative.
+    #[error("{what} value {value} at index {index} is negative")]
+    NegativeValue {
+        /// What the values describe ("shape", "axes").
+        what: &'static str,
+        /// Index of the offending value.
+        index: usize,
+        /// The value, printed.
+        value: String,
+    },
+
+    /// A shape or axis value does not fit in `usize`.
+    #[error("{what} value {value} at index {index} does not fit in usize")]
+    ValueTooLarge {
+        /// What the values describe ("shape", "axes").
+        what: &'static str,
+        /// Index of the offending value.
+        index: usize,
+        /// The value, printed.
+        value: String,
+    },
+
+    /// `broadcast_into` was given an output of the wrong shape.
+    #[error("output array has shape {actual}, but the broadcast produces {expected}")]
+    OutputShape {
+        /// The shape the broadcast produces.
+        expected: Dims,
+        /// The shape of the array given.
+        actual: Dims,
+    },
+
+    /// A plan was run on data of another shape than the one it was made for.
+    #[error("data array has shape {actual}, but the plan was made for {expected}")]
+    SourceShape {
+        /// The shape the plan reads.
+        expected: Dims,
+        /// The shape of the array given.
+        actual: Dims,
+    },
+
+    /// The output could not be allocated.
+    #[error("cannot allocate the output: {bytes} bytes for shape {shape}")]
+    Allocation {
+        /// Bytes requested (saturated at `usize::MAX`).
+        bytes: usize,
+        /// The output shape.
+        shape: Dims,
+    },
+
+    /// A worker panicked while writing the output; nothing was returned.
+    #[error("broadcast aborted: a worker failed while writing the output ({reason})")]
+    WorkerPanicked {
+        /// The panic message, if it was a string.
+        reason: String,
+    },
+
+    /// The operation is not defined for this element type.
+    #[error("{op} is not defined for element type {dtype}")]
+    UnsupportedType {
+        /// The operation.
+        op: &'static str,
+        /// The element type's name.
+        dtype: &'static str,
+    },
+}

@@ -1,0 +1,49 @@
+//! # bcast: tensor Broadcast, in every mode, exactly and at memory speed
+//!
+//! bcast materialises a Broadcast as inference runtimes define it: numpy (one-directional),
+//! bidirectional (ONNX Expand), explicit `axes_mapping`, PDPD (`axis` offset), nGraph v0
+//! `broadcast_axes`, and N-ary broadcast of several tensors to their common shape.
+//!
+//! How it is built:
+//! - a [`Mode`] names the rule; one planner per mode ([`planners`]) checks it and returns a
+//!   [`StridePlan`]: the output shape plus, per output axis, the source stride (0 where
+//!   broadcast), simplified;
+//! - one executor ([`kernel`]) runs any plan for any [`Element`] type, bit-exactly.
+//!
+//! ```
+//! use bcast::{broadcast, Mode};
+//! use ndarray::array;
+//!
+//! // ONNX Expand: [3,1] with shape [2,1,6] gives [2,3,6].
+//! let x = array![[1.5f32], [2.5], [-0.0]].into_dyn();
+//! let y = broadcast(x.view(), &[2, 1, 6], &Mode::Bidirectional)?;
+//! assert_eq!(y.shape(), &[2, 3, 6]);
+//! assert!(y.iter().skip(12).take(6).all(|v| v.to_bits() == (-0.0f32).to_bits()));
+//! # Ok::<(), bcast::BroadcastError>(())
+//! ```
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+mod api;
+mod element;
+mod error;
+pub mod kernel;
+mod mode;
+mod plan;
+pub mod planners;
+mod shape;
+mod tensor;
+
+pub use api::{
+    broadcast, broadcast_all, broadcast_into, broadcast_into_with, broadcast_with, output_shape,
+    run_plan, run_plan_into,
+};
+pub use element::{DType, Element};
+pub use error::{BroadcastError, Dims};
+pub use kernel::Parallelism;
+pub use mode::{Mode, ParseModeError};
+pub use plan::StridePlan;
+pub use planners::{broadcast_shapes, plan};
+pub use shape::{axes_from_ints, checked_len, shape_from_ints};
+pub use tensor::Tensor;

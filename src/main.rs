@@ -1,0 +1,3 @@
+fn main() {
+    eprintln!("bcast command line: see README");
+}

@@ -1,0 +1,94 @@
+//! The broadcast modes and their names in OpenVINO IR.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// How a data shape is placed inside a target shape.
+///
+/// Each variant's rule lives in its planner (see [`crate::planners`]); this enum only names
+/// the mode and carries its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// One-directional numpy rule (OpenVINO `numpy`): see [`crate::planners::plan_numpy`].
+    Numpy,
+    /// Bidirectional rule (OpenVINO v3 `bidirectional`, ONNX Expand): see
+    /// [`crate::planners::plan_bidirectional`].
+    Bidirectional,
+    /// Explicit placement of each data axis (OpenVINO `explicit`, IR alias `none`): see
+    /// [`crate::planners::plan_explicit`].
+    Explicit {
+        /// Output axis of each data axis, strictly increasing.
+        axes_mapping: Vec<usize>,
+    },
+    /// PaddlePaddle rule with a start axis (`-1`: right-aligned): see [`crate::planners::plan_pdpd`].
+    Pdpd {
+        /// First target axis the data is laid on; `-1` means `rank(target) - rank(data)`.
+        axis: i64,
+    },
+    /// nGraph v0 rule: the listed target axes are new: see [`crate::planners::plan_axes`].
+    Axes {
+        /// The output axes that do not come from the data.
+        broadcast_axes: Vec<usize>,
+    },
+}
+
+impl Mode {
+    /// The mode's name as OpenVINO writes it (`explicit` for [`Mode::Explicit`], `axes` for
+    /// the nGraph mode, which has no IR name).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Numpy => "numpy",
+            Mode::Bidirectional => "bidirectional",
+            Mode::Explicit { .. } => "explicit",
+            Mode::Pdpd { .. } => "pdpd",
+            Mode::Axes { .. } => "axes",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mode::Numpy | Mode::Bidirectional => f.write_str(self.name()),
+            Mode::Explicit { axes_mapping } => write!(f, "explicit(axes_mapping={axes_mapping:?})"),
+            Mode::Pdpd { axis } => write!(f, "pdpd(axis={axis})"),
+            Mode::Axes { broadcast_axes } => write!(f, "axes(broadcast_axes={broadcast_axes:?})"),
+        }
+    }
+}
+
+/// A mode name that [`Mode::from_str`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown broadcast mode '{0}' (expected numpy, bidirectional, explicit, none, pdpd or axes)"
+)]
+pub struct ParseModeError(pub String);
+
+impl FromStr for Mode {
+    type Err = ParseModeError;
+
+    /// Parses OpenVINO's mode names, case-insensitively. Modes that take arguments come back
+    /// with empty ones (`explicit` with no axes, `pdpd` with axis -1, `axes` with none) for
+    /// the caller to fill in.
+    ///
+    /// ```
+    /// use bcast::Mode;
+    /// assert_eq!("numpy".parse::<Mode>().unwrap(), Mode::Numpy);
+    /// assert_eq!("none".parse::<Mode>().unwrap(), Mode::Explicit { axes_mapping: vec![] });
+    /// assert!("max".parse::<Mode>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "numpy" => Ok(Mode::Numpy),
+            "bidirectional" => Ok(Mode::Bidirectional),
+            "explicit" | "none" => Ok(Mode::Explicit {
+                axes_mapping: Vec::new(),
+            }),
+            "pdpd" => Ok(Mode::Pdpd { axis: -1 }),
+            "axes" => Ok(Mode::Axes {
+                broadcast_axes: Vec::new(),
+            }),
+            _ => Err(ParseModeError(s.to_string())),
+        }
+    }
+}

@@ -30,6 +30,7 @@ mod element;
 mod error;
 pub mod kernel;
 mod mode;
+pub mod npy;
 mod plan;
 pub mod planners;
 mod shape;

@@ -1,3 +1,57 @@
-fn main() {
-    eprintln!("bcast command line: see README");
+//! The `bcast` command line. Each subcommand lives in its own file under `src/cli/`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// Materialise tensor Broadcast in every mode inference runtimes use.
+#[derive(Parser)]
+#[command(name = "bcast", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Broadcast one .npy file to a target shape under a mode.
+    Run(cli::run::RunArgs),
+    /// Print the output shape of a broadcast without running it.
+    Shape(cli::run::ShapeArgs),
+    /// Broadcast several .npy files to their common shape.
+    Multi(cli::run::MultiArgs),
+    /// Run conformance case folders and report failures.
+    Conformance(cli::conformance::ConformanceArgs),
+    /// Measure the kernel against the fill and memcpy bounds of this machine.
+    Bench(cli::bench::BenchArgs),
+    /// Load and run an OpenVINO IR model built from Broadcast layers.
+    Ir(cli::ir::IrArgs),
+    /// Reduce a gradient back to the data's shape (the adjoint of a broadcast).
+    Reduce(cli::reduce::ReduceArgs),
+}
+
+fn main() -> ExitCode {
+    cli::install_panic_hook();
+    let parsed = match Cli::try_parse() {
+        Ok(parsed) => parsed,
+        Err(e) => return cli::report_clap_error(e),
+    };
+    let result = match parsed.command {
+        Command::Run(a) => cli::run::run(a),
+        Command::Shape(a) => cli::run::shape(a),
+        Command::Multi(a) => cli::run::multi(a),
+        Command::Conformance(a) => cli::conformance::main(a),
+        Command::Bench(a) => cli::bench::main(a),
+        Command::Ir(a) => cli::ir::main(a),
+        Command::Reduce(a) => cli::reduce::main(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -160,9 +160,12 @@ enum Endian {
 /// [`NpyError::UnsupportedDtype`], [`NpyError::SizeMismatch`], [`NpyError::InvalidData`].
 pub fn from_bytes(bytes: &[u8]) -> Result<Tensor, NpyError> {
     if bytes.len() < 8 {
-        return Err(if bytes.len() >= 6 && &bytes[..6] != MAGIC {
-            NpyError::Magic
-        } else if bytes.len() < 6 && !MAGIC.starts_with(bytes) {
+        let magic_wrong = if bytes.len() >= 6 {
+            &bytes[..6] != MAGIC
+        } else {
+            !MAGIC.starts_with(bytes)
+        };
+        return Err(if magic_wrong {
             NpyError::Magic
         } else {
             NpyError::Truncated(format!("{} bytes, shorter than the preamble", bytes.len()))
@@ -571,7 +574,7 @@ pub fn to_bytes(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
         out.extend_from_slice(&(header_len as u32).to_le_bytes());
     }
     out.extend_from_slice(dict.as_bytes());
-    out.extend(std::iter::repeat(b' ').take(pad));
+    out.extend(std::iter::repeat_n(b' ', pad));
     out.push(b'\n');
     macro_rules! put {
         ($a:expr) => {
@@ -606,7 +609,7 @@ pub fn to_bytes(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
                 for c in s.chars() {
                     out.extend_from_slice(&(c as u32).to_le_bytes());
                 }
-                out.extend(std::iter::repeat(0u8).take((width - n) * 4));
+                out.extend(std::iter::repeat_n(0u8, (width - n) * 4));
             }
         }
         Tensor::BF16(_) => unreachable!("refused above"),

@@ -70,7 +70,7 @@ fn derive_spec(target: Vec<usize>, seed: u64) -> (Vec<usize>, Vec<usize>, Mode) 
                 .map(|&d| stretch(&mut r, d))
                 .collect();
             let trailing = r.below(3) as usize;
-            data.extend(std::iter::repeat(1).take(trailing));
+            data.extend(std::iter::repeat_n(1, trailing));
             let axis = if start + data.len() == rt && r.chance(50) {
                 -1
             } else {
@@ -157,15 +157,12 @@ fn layouts<T: Clone>(shape: &[usize], values: &[T]) -> Vec<ArrayD<T>> {
     vec![a, f, reversed]
 }
 
-fn check_values<T: Element>(
+fn check_values<T: Element + std::fmt::Debug>(
     data: &[usize],
     target: &[usize],
     mode: &Mode,
     make: impl Fn(usize) -> T,
-) -> Result<(), TestCaseError>
-where
-    T: std::fmt::Debug,
-{
+) -> Result<(), TestCaseError> {
     let (al, out_shape) = common::aligned(data, target, mode).expect("valid spec");
     let n: usize = data.iter().product();
     let values: Vec<T> = (0..n).map(&make).collect();

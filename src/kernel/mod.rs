@@ -3,11 +3,39 @@
 //! Interface (the whole of it): [`execute`] for plain-data lanes written into possibly
 //! uninitialised memory, [`execute_clone`] for strings. Both take the same plan and the
 //! same [`Parallelism`]; both write every output element exactly once on success.
+//!
+//! How it is fast:
+//! - [`program`] cuts the simplified plan into outer axes and one kind of row (a fill, a
+//!   copy, a repeat-each-element block, or a short block tiled across a broadcast axis), with
+//!   every row at least a few hundred bytes long;
+//! - [`walk`] walks the outer axes with an odometer (additions only) and [`rows`] writes each
+//!   row with store loops and `memcpy`;
+//! - [`parallel`] cuts the flat output into contiguous chunks of at least 128 KiB, a few per
+//!   thread; each chunk finds its start position once. Small outputs never touch rayon.
+//!
+//! Element sizes 1, 2, 4 and 8 share this one path (`f32`, `i32` and `u32` are all 4-byte
+//! lanes); strings take the same walk with `clone_from` and no widening.
 
 use std::mem::MaybeUninit;
 
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
+
+mod parallel;
+mod program;
+mod rows;
+mod slot;
+mod walk;
+
+pub(crate) use parallel::for_each_chunk;
+use program::{Program, MIN_ROW_BYTES};
+use slot::Slot;
+
+/// Test-only knobs of the executor (not part of the API; may change at any time).
+#[doc(hidden)]
+pub mod testing {
+    pub use super::parallel::{with_tuning, Tuning};
+}
 
 /// How the executor may use threads.
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,50 +49,8 @@ pub enum Parallelism<'a> {
     Pool(&'a rayon::ThreadPool),
 }
 
-/// One output slot and how runs of it are written.
-pub(crate) trait Slot: Send + Sized {
-    /// What the source holds.
-    type Value: Sync;
-    /// Writes `value` into every slot of `dst`.
-    fn fill(dst: &mut [Self], value: &Self::Value);
-    /// Writes `src[i]` into `dst[i]`; the lengths are equal.
-    fn copy(dst: &mut [Self], src: &[Self::Value]);
-}
-
-impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
-    type Value = U;
-
-    #[inline]
-    fn fill(dst: &mut [Self], value: &U) {
-        dst.fill(MaybeUninit::new(*value));
-    }
-
-    #[inline]
-    fn copy(dst: &mut [Self], src: &[U]) {
-        debug_assert_eq!(dst.len(), src.len());
-        // SAFETY: `MaybeUninit<U>` has the layout of `U`, so `src` can be read as a slice of
-        // initialised `MaybeUninit<U>` of the same length.
-        let src: &[MaybeUninit<U>] =
-            unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), src.len()) };
-        dst.copy_from_slice(src);
-    }
-}
-
-impl Slot for String {
-    type Value = String;
-
-    #[inline]
-    fn fill(dst: &mut [Self], value: &String) {
-        for d in dst {
-            d.clone_from(value);
-        }
-    }
-
-    #[inline]
-    fn copy(dst: &mut [Self], src: &[String]) {
-        dst.clone_from_slice(src);
-    }
-}
+/// A string clone allocates; for chunking, count it as about this many bytes of plain writes.
+const STRING_COST_BYTES: usize = 256;
 
 /// Runs `plan` over plain-data lanes.
 ///
@@ -72,91 +58,50 @@ impl Slot for String {
 /// `src.len() == plan.source_len()`, `dst.len() == plan.len()`.
 ///
 /// Postcondition on `Ok`: every element of `dst` has been written.
+///
+/// # Errors
+/// [`BroadcastError::WorkerPanicked`] if a worker thread panicked (then `dst` may be only
+/// partly written).
 pub(crate) fn execute<U: Copy + Send + Sync>(
     plan: &StridePlan,
     src: &[U],
     dst: &mut [MaybeUninit<U>],
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    run(plan, src, dst, par)
+    let elem_bytes = std::mem::size_of::<U>();
+    run(plan, src, dst, par, elem_bytes, elem_bytes, MIN_ROW_BYTES)
 }
 
 /// Runs `plan` over strings, cloning each source element into its output slots.
 ///
-/// Preconditions as [`execute`].
+/// Preconditions and errors as [`execute`].
 pub(crate) fn execute_clone(
     plan: &StridePlan,
     src: &[String],
     dst: &mut [String],
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    run(plan, src, dst, par)
+    // No widening: stamping clones from the output is no cheaper than cloning the source.
+    let elem_bytes = std::mem::size_of::<String>();
+    run(plan, src, dst, par, elem_bytes, STRING_COST_BYTES, 0)
 }
 
 fn run<S: Slot>(
     plan: &StridePlan,
     src: &[S::Value],
     dst: &mut [S],
-    _par: Parallelism<'_>,
+    par: Parallelism<'_>,
+    elem_bytes: usize,
+    cost_bytes: usize,
+    min_row_bytes: usize,
 ) -> Result<(), BroadcastError> {
     assert_eq!(src.len(), plan.source_len(), "executor: source length");
     assert_eq!(dst.len(), plan.len(), "executor: output length");
     if plan.is_empty() {
         return Ok(());
     }
-    write_range(plan, src, dst, 0);
-    Ok(())
-}
-
-/// Writes output elements `start .. start + dst.len()` of `plan`.
-///
-/// The position of `start` is found once (one div/mod per axis); after that the walk keeps
-/// a multi-index and a source offset that are updated incrementally, row by row.
-fn write_range<S: Slot>(plan: &StridePlan, src: &[S::Value], dst: &mut [S], start: usize) {
-    let dims = plan.dims();
-    let strides = plan.strides();
-    let Some((&inner, outer_dims)) = dims.split_last() else {
-        // One-element output.
-        S::copy(&mut dst[..1], &src[..1]);
-        return;
-    };
-    let inner_stride = strides[dims.len() - 1];
-    let outer_strides = &strides[..dims.len() - 1];
-
-    let mut col = start % inner;
-    let mut row = start / inner;
-    let mut index = vec![0usize; outer_dims.len()];
-    let mut base = 0usize;
-    for k in (0..outer_dims.len()).rev() {
-        index[k] = row % outer_dims[k];
-        row /= outer_dims[k];
-        base += index[k] * outer_strides[k];
-    }
-
-    let mut written = 0usize;
-    while written < dst.len() {
-        let n = (inner - col).min(dst.len() - written);
-        let out = &mut dst[written..written + n];
-        match inner_stride {
-            0 => S::fill(out, &src[base]),
-            1 => S::copy(out, &src[base + col..base + col + n]),
-            s => {
-                for (j, o) in out.iter_mut().enumerate() {
-                    let at = base + (col + j) * s;
-                    S::copy(std::slice::from_mut(o), &src[at..at + 1]);
-                }
-            }
-        }
-        written += n;
-        col = 0;
-        for k in (0..outer_dims.len()).rev() {
-            index[k] += 1;
-            base += outer_strides[k];
-            if index[k] < outer_dims[k] {
-                break;
-            }
-            base -= outer_dims[k] * outer_strides[k];
-            index[k] = 0;
-        }
-    }
+    let program = Program::new(plan.dims(), plan.strides(), elem_bytes, min_row_bytes);
+    for_each_chunk(dst, cost_bytes, par, |start, chunk| {
+        walk::write_range(&program, src, chunk, start, elem_bytes);
+    })
 }

@@ -1,0 +1,233 @@
+//! How a simplified plan is cut into rows: the outer axes an odometer walks, and the one
+//! kind of row that writes the innermost axes.
+//!
+//! The innermost simplified axis is a fill (source stride 0) or a copy (stride 1; any other
+//! stride takes a correct but slow path). A short innermost run would make every row a tiny
+//! `memcpy` or store loop whose call cost dwarfs its work, so short rows are widened until a
+//! row writes at least [`MIN_ROW_BYTES`]:
+//! - a short fill under a copied axis becomes one [`Run::RepeatEach`] row (`[C, R]`: each of
+//!   `C` source elements written `R` times);
+//! - a short block under a broadcast axis becomes a [`Row::Tiled`] row: the block is written
+//!   once, then stamped out from the output itself (see [`super::rows`]).
+
+/// Rows shorter than this are widened (when the axes above allow it). Below about 512 bytes
+/// the fixed cost of a `memcpy` call or a fill loop's head and tail is a large share of the
+/// row's cost.
+pub(crate) const MIN_ROW_BYTES: usize = 512;
+
+/// At most this many simplified axes: each has two or more elements and the element count
+/// fits in `isize`, so a plan never has more than 63.
+pub(crate) const MAX_AXES: usize = 64;
+
+/// A run of output elements generated from one source origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Run<'p> {
+    /// One source element, repeated.
+    Fill,
+    /// A contiguous run of the source.
+    Copy,
+    /// Source elements `stride` apart (never produced by the planners; kept correct).
+    Strided {
+        /// Source stride in elements.
+        stride: usize,
+    },
+    /// Axes `[C, R]` with source strides `[stride, 0]`: each of `C` source elements, `stride`
+    /// apart, written `repeat` times in a row.
+    RepeatEach {
+        /// How many times each source element is written (the short fill).
+        repeat: usize,
+        /// Source stride of the copied axis.
+        stride: usize,
+    },
+    /// Any other short block, walked element by element.
+    General {
+        /// Dimensions of the block.
+        dims: &'p [usize],
+        /// Source strides of the block.
+        strides: &'p [usize],
+    },
+}
+
+/// How one row (the innermost axes the odometer does not walk) is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Row<'p> {
+    /// The output has one element and no axes.
+    Single,
+    /// One run.
+    Run(Run<'p>),
+    /// A broadcast axis over a short block: the block (`period` elements, written by `block`)
+    /// repeats along the row.
+    Tiled {
+        /// Elements in one block.
+        period: usize,
+        /// How one block is written.
+        block: Run<'p>,
+    },
+}
+
+/// The outer axes and the row kind of a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Program<'p> {
+    /// Outer dimensions, walked by the odometer (outermost first).
+    pub(crate) outer_dims: &'p [usize],
+    /// Source strides of the outer dimensions.
+    pub(crate) outer_strides: &'p [usize],
+    /// How one row is written.
+    pub(crate) row: Row<'p>,
+    /// Elements per row.
+    pub(crate) row_len: usize,
+}
+
+impl<'p> Program<'p> {
+    /// Cuts a non-empty simplified plan (`dims`, `strides`) into rows for elements of
+    /// `elem_bytes` bytes, widening rows shorter than `min_row_bytes` (0: never widen).
+    ///
+    /// # Panics
+    /// If the plan breaks the invariants of [`crate::StridePlan`] (more than [`MAX_AXES`]
+    /// axes, a zero dimension, unequal lengths): a bug in this crate.
+    pub(crate) fn new(
+        dims: &'p [usize],
+        strides: &'p [usize],
+        elem_bytes: usize,
+        min_row_bytes: usize,
+    ) -> Self {
+        assert!(
+            dims.len() == strides.len() && dims.len() <= MAX_AXES && !dims.contains(&0),
+            "executor: plan invariants"
+        );
+        let Some(mut k) = dims.len().checked_sub(1) else {
+            return Program {
+                outer_dims: &[],
+                outer_strides: &[],
+                row: Row::Single,
+                row_len: 1,
+            };
+        };
+        let short = |len: usize| len.saturating_mul(elem_bytes) < min_row_bytes;
+        // Products of suffixes of `dims` are at most the plan's length, so `len` never
+        // overflows.
+        let mut len = dims[k];
+        let mut run = match strides[k] {
+            0 => Run::Fill,
+            1 => Run::Copy,
+            stride => Run::Strided { stride },
+        };
+        if short(len) && k > 0 && strides[k] == 0 && strides[k - 1] != 0 {
+            run = Run::RepeatEach {
+                repeat: len,
+                stride: strides[k - 1],
+            };
+            k -= 1;
+            len *= dims[k];
+        }
+        // Two copied axes in a row only stay apart when their strides do not chain, which the
+        // planners never produce; fold them into a general block rather than tiny rows.
+        while short(len) && k > 0 && strides[k - 1] != 0 {
+            k -= 1;
+            len *= dims[k];
+            run = Run::General {
+                dims: &dims[k..],
+                strides: &strides[k..],
+            };
+        }
+        let row = if short(len) && k > 0 && strides[k - 1] == 0 {
+            k -= 1;
+            let period = len;
+            len *= dims[k];
+            Row::Tiled { period, block: run }
+        } else {
+            Row::Run(run)
+        };
+        Program {
+            outer_dims: &dims[..k],
+            outer_strides: &strides[..k],
+            row,
+            row_len: len,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program<'p>(dims: &'p [usize], strides: &'p [usize], es: usize) -> Program<'p> {
+        Program::new(dims, strides, es, MIN_ROW_BYTES)
+    }
+
+    #[test]
+    fn a_long_fill_is_its_own_row() {
+        // [64,1,1] -> [1,64,512,512] f32.
+        let p = program(&[64, 262_144], &[1, 0], 4);
+        assert_eq!(p.row, Row::Run(Run::Fill));
+        assert_eq!(p.row_len, 262_144);
+        assert_eq!(p.outer_dims, &[64]);
+    }
+
+    #[test]
+    fn a_short_fill_under_a_copy_repeats_each_element() {
+        // [3,1] -> [3,4] f32.
+        let p = program(&[3, 4], &[1, 0], 4);
+        assert_eq!(
+            p.row,
+            Row::Run(Run::RepeatEach {
+                repeat: 4,
+                stride: 1
+            })
+        );
+        assert_eq!(p.row_len, 12);
+        assert!(p.outer_dims.is_empty());
+    }
+
+    #[test]
+    fn a_short_copy_under_a_broadcast_is_tiled() {
+        // [1,1,3] -> [1,2048,2048,3] u8.
+        let p = program(&[4_194_304, 3], &[0, 1], 1);
+        assert_eq!(
+            p.row,
+            Row::Tiled {
+                period: 3,
+                block: Run::Copy
+            }
+        );
+        assert_eq!(p.row_len, 3 * 4_194_304);
+    }
+
+    #[test]
+    fn a_repeat_each_block_under_a_broadcast_is_tiled() {
+        // [3,1] -> [1000,3,4] f32: the [3,4] block repeats 1000 times.
+        let p = program(&[1000, 3, 4], &[0, 1, 0], 4);
+        assert_eq!(
+            p.row,
+            Row::Tiled {
+                period: 12,
+                block: Run::RepeatEach {
+                    repeat: 4,
+                    stride: 1
+                }
+            }
+        );
+        assert_eq!(p.row_len, 12_000);
+    }
+
+    #[test]
+    fn a_long_copy_under_a_broadcast_stays_a_row() {
+        let p = program(&[8192, 1000], &[0, 1], 4);
+        assert_eq!(p.row, Row::Run(Run::Copy));
+        assert_eq!(p.outer_dims, &[8192]);
+    }
+
+    #[test]
+    fn nothing_is_widened_when_widening_is_off() {
+        let p = Program::new(&[3, 4], &[1, 0], 24, 0);
+        assert_eq!(p.row, Row::Run(Run::Fill));
+        assert_eq!(p.outer_dims, &[3]);
+    }
+
+    #[test]
+    fn a_one_element_plan_is_a_single() {
+        let p = program(&[], &[], 8);
+        assert_eq!(p.row, Row::Single);
+        assert_eq!(p.row_len, 1);
+    }
+}

@@ -1,0 +1,234 @@
+//! Writers for one row, or any stretch of one (a chunk may start or end mid-row).
+//!
+//! Every writer takes the row's source origin `base`, the position `col` of `dst[0]` within
+//! the row, and writes `dst.len()` elements.
+
+use super::program::{Row, Run};
+use super::slot::Slot;
+use super::walk::Odometer;
+
+/// A tiled row grows its first blocks by doubling until the pattern is at least this long,
+/// then stamps that pattern out. A few KiB stays in L1 while it is read back, and each stamp
+/// is one `memcpy` long enough to amortise its call.
+pub(crate) const TILE_BYTES: usize = 4096;
+
+/// Writes elements `col .. col + dst.len()` of one row whose source origin is `base`.
+#[inline]
+pub(crate) fn write_row<S: Slot>(
+    row: &Row<'_>,
+    src: &[S::Value],
+    base: usize,
+    col: usize,
+    dst: &mut [S],
+    elem_bytes: usize,
+) {
+    match *row {
+        Row::Single => S::copy(dst, &src[base..base + dst.len()]),
+        Row::Run(run) => write_run(run, src, base, col, dst),
+        Row::Tiled { period, block } => {
+            write_tiled(period, block, src, base, col, dst, elem_bytes);
+        }
+    }
+}
+
+/// Writes elements `col .. col + dst.len()` of one run.
+#[inline]
+fn write_run<S: Slot>(run: Run<'_>, src: &[S::Value], base: usize, col: usize, dst: &mut [S]) {
+    match run {
+        Run::Fill => S::fill(dst, &src[base]),
+        Run::Copy => S::copy(dst, &src[base + col..base + col + dst.len()]),
+        Run::Strided { stride } => {
+            let mut at = base + col * stride;
+            for d in dst {
+                S::set(d, &src[at]);
+                at += stride;
+            }
+        }
+        Run::RepeatEach { repeat, stride } => repeat_each(repeat, stride, src, base, col, dst),
+        Run::General { dims, strides } => {
+            let mut walk = Odometer::at(dims, strides, base, col);
+            for d in dst {
+                S::set(d, &src[walk.offset]);
+                walk.step();
+            }
+        }
+    }
+}
+
+/// Axes `[C, R]`, source strides `[stride, 0]`: each source element written `repeat` times.
+fn repeat_each<S: Slot>(
+    repeat: usize,
+    stride: usize,
+    src: &[S::Value],
+    base: usize,
+    col: usize,
+    dst: &mut [S],
+) {
+    let (mut group, phase) = if col == 0 {
+        (0, 0)
+    } else {
+        (col / repeat, col % repeat)
+    };
+    let mut dst = dst;
+    if phase != 0 {
+        // A chunk that starts inside a group finishes that group first.
+        let n = (repeat - phase).min(dst.len());
+        let (head, rest) = dst.split_at_mut(n);
+        S::fill(head, &src[base + group * stride]);
+        dst = rest;
+        group += 1;
+    }
+    let groups = dst.len() / repeat;
+    let (body, tail) = dst.split_at_mut(groups * repeat);
+    let first = base + group * stride;
+    if groups > 0 {
+        let values = &src[first..=first + (groups - 1) * stride];
+        if stride == 1 {
+            repeat_each_of(repeat, body, values.iter());
+        } else {
+            repeat_each_of(repeat, body, values.iter().step_by(stride));
+        }
+    }
+    if !tail.is_empty() {
+        S::fill(tail, &src[first + groups * stride]);
+    }
+}
+
+/// Dispatches small repeat counts to loops where the count is a constant, so each group
+/// becomes a few straight-line stores.
+#[inline]
+fn repeat_each_of<'a, S: Slot>(
+    repeat: usize,
+    body: &mut [S],
+    values: impl Iterator<Item = &'a S::Value>,
+) where
+    S::Value: 'a,
+{
+    match repeat {
+        2 => repeat_const::<S, 2>(body, values),
+        3 => repeat_const::<S, 3>(body, values),
+        4 => repeat_const::<S, 4>(body, values),
+        5 => repeat_const::<S, 5>(body, values),
+        6 => repeat_const::<S, 6>(body, values),
+        7 => repeat_const::<S, 7>(body, values),
+        8 => repeat_const::<S, 8>(body, values),
+        16 => repeat_const::<S, 16>(body, values),
+        _ => {
+            for (group, value) in body.chunks_exact_mut(repeat).zip(values) {
+                S::fill(group, value);
+            }
+        }
+    }
+}
+
+#[inline]
+fn repeat_const<'a, S: Slot, const R: usize>(
+    body: &mut [S],
+    values: impl Iterator<Item = &'a S::Value>,
+) where
+    S::Value: 'a,
+{
+    for (group, value) in body.chunks_exact_mut(R).zip(values) {
+        S::fill(group, value);
+    }
+}
+
+/// A row that repeats a block of `period` elements: writes the first block (rotated when
+/// `col` falls inside a block), doubles it inside `dst` until it is [`TILE_BYTES`] long, then
+/// stamps that pattern out. The pattern is read back from `dst` while it is in L1, so the row
+/// costs about what writing it costs, with no extra memory.
+fn write_tiled<S: Slot>(
+    period: usize,
+    block: Run<'_>,
+    src: &[S::Value],
+    base: usize,
+    col: usize,
+    dst: &mut [S],
+    elem_bytes: usize,
+) {
+    let n = dst.len();
+    let phase = if col == 0 { 0 } else { col % period };
+    let first = period.min(n);
+    let head = (period - phase).min(first);
+    write_run(block, src, base, phase, &mut dst[..head]);
+    if first > head {
+        write_run(block, src, base, 0, &mut dst[head..first]);
+    }
+    // From here on dst[j] == dst[j - period]; every copy below starts at 0 and is a multiple
+    // of `period` long (except the last, which ends the row), so the pattern stays in phase.
+    let tile = (TILE_BYTES / elem_bytes.max(1)).max(period);
+    let mut have = first;
+    while have < n && have < tile {
+        let len = have.min(n - have);
+        S::replicate(dst, have, len);
+        have += len;
+    }
+    let stamp = have;
+    let mut at = have;
+    while at < n {
+        let len = stamp.min(n - at);
+        S::replicate(dst, at, len);
+        at += len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::MaybeUninit;
+
+    fn row_of(row: Row<'_>, src: &[u32], base: usize, col: usize, n: usize) -> Vec<u32> {
+        let mut out = vec![MaybeUninit::new(0u32); n];
+        write_row(&row, src, base, col, &mut out, 4);
+        // SAFETY: every slot was initialised above.
+        out.into_iter()
+            .map(|v| unsafe { v.assume_init() })
+            .collect()
+    }
+
+    #[test]
+    fn repeat_each_starts_and_ends_inside_groups() {
+        let src = [10, 11, 12, 13, 14];
+        let row = Row::Run(Run::RepeatEach {
+            repeat: 3,
+            stride: 1,
+        });
+        // Full row would be 10,10,10,11,11,11,12,... ; start at col 2, take 8.
+        assert_eq!(
+            row_of(row, &src, 1, 2, 8),
+            vec![11, 12, 12, 12, 13, 13, 13, 14]
+        );
+    }
+
+    #[test]
+    fn repeat_each_with_a_source_stride() {
+        let src = [1, 2, 3, 4, 5, 6];
+        let row = Row::Run(Run::RepeatEach {
+            repeat: 2,
+            stride: 2,
+        });
+        assert_eq!(row_of(row, &src, 0, 0, 6), vec![1, 1, 3, 3, 5, 5]);
+    }
+
+    #[test]
+    fn a_tiled_row_rotates_its_first_block() {
+        let src = [7, 8, 9];
+        let row = Row::Tiled {
+            period: 3,
+            block: Run::Copy,
+        };
+        let got = row_of(row, &src, 0, 4, 3000);
+        let want: Vec<u32> = (4..3004).map(|j| src[j % 3]).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_tiled_row_shorter_than_its_block() {
+        let src = [7, 8, 9, 10, 11];
+        let row = Row::Tiled {
+            period: 5,
+            block: Run::Copy,
+        };
+        assert_eq!(row_of(row, &src, 0, 3, 4), vec![10, 11, 7, 8]);
+    }
+}

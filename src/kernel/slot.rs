@@ -1,0 +1,85 @@
+//! One output slot and the handful of ways a run of slots is written.
+//!
+//! Plain-data lanes (`MaybeUninit<u8 | u16 | u32 | u64>`) and `String` implement the same
+//! trait, so one walker serves both: for lanes every operation is a store loop or a `memcpy`,
+//! for strings it is `clone_from`, which reuses each slot's existing capacity.
+
+use std::mem::MaybeUninit;
+
+/// An output slot.
+pub(crate) trait Slot: Send + Sized {
+    /// What the source holds.
+    type Value: Sync;
+
+    /// Writes `value` into every slot of `dst`.
+    fn fill(dst: &mut [Self], value: &Self::Value);
+
+    /// Writes `src[i]` into `dst[i]`; the lengths are equal.
+    fn copy(dst: &mut [Self], src: &[Self::Value]);
+
+    /// Writes `value` into one slot.
+    fn set(dst: &mut Self, value: &Self::Value);
+
+    /// Copies `dst[..len]` onto `dst[at..at + len]`; `len <= at` so the ranges do not overlap.
+    fn replicate(dst: &mut [Self], at: usize, len: usize);
+}
+
+impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
+    type Value = U;
+
+    #[inline]
+    fn fill(dst: &mut [Self], value: &U) {
+        dst.fill(MaybeUninit::new(*value));
+    }
+
+    #[inline]
+    fn copy(dst: &mut [Self], src: &[U]) {
+        dst.copy_from_slice(as_uninit(src));
+    }
+
+    #[inline]
+    fn set(dst: &mut Self, value: &U) {
+        *dst = MaybeUninit::new(*value);
+    }
+
+    #[inline]
+    fn replicate(dst: &mut [Self], at: usize, len: usize) {
+        let (done, rest) = dst.split_at_mut(at);
+        rest[..len].copy_from_slice(&done[..len]);
+    }
+}
+
+impl Slot for String {
+    type Value = String;
+
+    #[inline]
+    fn fill(dst: &mut [Self], value: &String) {
+        for d in dst {
+            d.clone_from(value);
+        }
+    }
+
+    #[inline]
+    fn copy(dst: &mut [Self], src: &[String]) {
+        dst.clone_from_slice(src);
+    }
+
+    #[inline]
+    fn set(dst: &mut Self, value: &String) {
+        dst.clone_from(value);
+    }
+
+    #[inline]
+    fn replicate(dst: &mut [Self], at: usize, len: usize) {
+        let (done, rest) = dst.split_at_mut(at);
+        rest[..len].clone_from_slice(&done[..len]);
+    }
+}
+
+/// Views initialised values as possibly-uninitialised ones (always sound: it only forgets).
+#[inline]
+fn as_uninit<U: Copy>(src: &[U]) -> &[MaybeUninit<U>] {
+    // SAFETY: `MaybeUninit<U>` has the size and alignment of `U`, and an initialised `U` is a
+    // valid `MaybeUninit<U>`; the shared borrow keeps `src` alive and unaliased by writers.
+    unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), src.len()) }
+}

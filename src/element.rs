@@ -179,6 +179,7 @@ macro_rules! plain_element {
                     .map_err(|_| allocation_error(plan, std::mem::size_of::<Self>()))?;
                 let lanes: &[$lane] = $src_cast(src);
                 let spare = &mut out.spare_capacity_mut()[..plan.len()];
+                kernel::advise_huge_pages(spare);
                 // SAFETY: $t and $lane have the same size and alignment (asserted below at
                 // compile time); the executor writes lanes copied from `src`, valid $t bits.
                 let dst = unsafe { as_lanes_mut::<Self, $lane>(spare) };

@@ -26,6 +26,8 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod api;
+#[doc(hidden)]
+pub mod bench;
 mod element;
 mod error;
 pub mod kernel;

@@ -346,7 +346,12 @@ fn a_worker_panic_in_the_allocating_path_returns_an_error_and_no_array() {
     let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
     let data = source::<f32>(&[7, 1], 1);
     let r = with_tuning(injected_panic(5), || {
-        broadcast_with(data.view(), &[7, 300], &Mode::Numpy, Parallelism::Pool(&pool))
+        broadcast_with(
+            data.view(),
+            &[7, 300],
+            &Mode::Numpy,
+            Parallelism::Pool(&pool),
+        )
     });
     match r {
         Err(BroadcastError::WorkerPanicked { reason }) => {

@@ -1,11 +1,123 @@
-//! `bcast bench` (not built yet).
+//! `bcast bench`: the kernel against the fill and memcpy bounds of this machine.
+//!
+//! The cases and the measuring live in the library (`bcast::bench`) so the criterion benches
+//! run the same table; this file only parses arguments and prints.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use bcast::bench::{self, Case, Measurement};
+use bcast::Parallelism;
 
 use super::{CliError, CliResult};
 
 /// Arguments of `bcast bench`.
 #[derive(clap::Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Print one JSON object per case per line instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Run only this case (repeatable; default: every case).
+    #[arg(long = "case", value_name = "NAME")]
+    cases: Vec<String>,
+    /// Threads for every run (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Milliseconds of interleaved kernel/fill/memcpy rounds per case.
+    #[arg(long, value_name = "MS", default_value_t = 1500)]
+    budget_ms: u64,
+}
 
-pub fn main(_: BenchArgs) -> CliResult {
-    Err(CliError("`bcast bench` is not built yet".into()))
+pub fn main(args: BenchArgs) -> CliResult {
+    let cases = select(&args.cases)?;
+    let threads = match args.threads {
+        Some(0) => return Err(CliError("--threads must be at least 1".into())),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| CliError(format!("cannot start {threads} threads: {e}")))?;
+    let budget = Duration::from_millis(args.budget_ms);
+    let mut stdout = std::io::stdout().lock();
+    if !args.json {
+        print_header(&mut stdout)?;
+    }
+    for case in cases {
+        let m = bench::measure(case, Parallelism::Pool(&pool), threads, budget)?;
+        let line = if args.json {
+            serde_json::to_string(&m).map_err(|e| CliError(e.to_string()))?
+        } else {
+            table_row(&m)
+        };
+        writeln!(stdout, "{line}").map_err(io_error)?;
+        stdout.flush().map_err(io_error)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The cases named on the command line, in table order; all of them when none is named.
+fn select(names: &[String]) -> Result<Vec<&'static Case>, CliError> {
+    if let Some(unknown) = names.iter().find(|n| bench::find(n).is_none()) {
+        let known: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
+        return Err(CliError(format!(
+            "unknown bench case '{unknown}' (known: {})",
+            known.join(", ")
+        )));
+    }
+    Ok(bench::CASES
+        .iter()
+        .filter(|c| names.is_empty() || names.iter().any(|n| n == c.name))
+        .collect())
+}
+
+fn print_header(out: &mut impl Write) -> Result<(), CliError> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| {
+            let fields: Vec<&str> = l.split_whitespace().take(3).collect();
+            (fields.len() == 3).then(|| fields.join(" "))
+        })
+        .unwrap_or_else(|| "unknown".into());
+    writeln!(
+        out,
+        "# {cpus} cpus, load average {load}; GB/s = 10^9 bytes of output per second, medians"
+    )
+    .map_err(io_error)?;
+    writeln!(
+        out,
+        "{:<17} {:>10} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>12}",
+        "case",
+        "bytes",
+        "threads",
+        "kernel_GB/s",
+        "fill_GB/s",
+        "memcpy_GB/s",
+        "alloc_GB/s",
+        "ratio_fill",
+        "ns_per_call"
+    )
+    .map_err(io_error)
+}
+
+fn table_row(m: &Measurement) -> String {
+    format!(
+        "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>11.2} {:>10.2} {:>10.2} {:>12.0}",
+        m.case,
+        m.bytes,
+        m.threads,
+        m.kernel_gbps,
+        m.fill_gbps,
+        m.memcpy_gbps,
+        m.alloc_gbps,
+        m.ratio_fill,
+        m.ns_per_call
+    )
+}
+
+fn io_error(e: std::io::Error) -> CliError {
+    CliError(format!("cannot write the report: {e}"))
 }

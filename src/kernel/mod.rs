@@ -21,14 +21,16 @@ use std::mem::MaybeUninit;
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 
+mod fresh;
 mod parallel;
 mod program;
 mod rows;
 mod slot;
 mod walk;
 
+pub(crate) use fresh::advise_huge_pages;
 pub(crate) use parallel::for_each_chunk;
-use program::{Program, MIN_ROW_BYTES};
+use program::{Program, Widening};
 use slot::Slot;
 
 /// Test-only knobs of the executor (not part of the API; may change at any time).
@@ -50,7 +52,7 @@ pub enum Parallelism<'a> {
 }
 
 /// A string clone allocates; for chunking, count it as about this many bytes of plain writes.
-const STRING_COST_BYTES: usize = 256;
+pub(crate) const STRING_COST_BYTES: usize = 256;
 
 /// Runs `plan` over plain-data lanes.
 ///
@@ -69,7 +71,7 @@ pub(crate) fn execute<U: Copy + Send + Sync>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     let elem_bytes = std::mem::size_of::<U>();
-    run(plan, src, dst, par, elem_bytes, elem_bytes, MIN_ROW_BYTES)
+    run(plan, src, dst, par, elem_bytes, elem_bytes, Widening::LANES)
 }
 
 /// Runs `plan` over strings, cloning each source element into its output slots.
@@ -83,7 +85,15 @@ pub(crate) fn execute_clone(
 ) -> Result<(), BroadcastError> {
     // No widening: stamping clones from the output is no cheaper than cloning the source.
     let elem_bytes = std::mem::size_of::<String>();
-    run(plan, src, dst, par, elem_bytes, STRING_COST_BYTES, 0)
+    run(
+        plan,
+        src,
+        dst,
+        par,
+        elem_bytes,
+        STRING_COST_BYTES,
+        Widening::NONE,
+    )
 }
 
 fn run<S: Slot>(
@@ -93,15 +103,15 @@ fn run<S: Slot>(
     par: Parallelism<'_>,
     elem_bytes: usize,
     cost_bytes: usize,
-    min_row_bytes: usize,
+    widening: Widening,
 ) -> Result<(), BroadcastError> {
     assert_eq!(src.len(), plan.source_len(), "executor: source length");
     assert_eq!(dst.len(), plan.len(), "executor: output length");
     if plan.is_empty() {
         return Ok(());
     }
-    let program = Program::new(plan.dims(), plan.strides(), elem_bytes, min_row_bytes);
+    let program = Program::new(plan.dims(), plan.strides(), elem_bytes, widening);
     for_each_chunk(dst, cost_bytes, par, |start, chunk| {
-        walk::write_range(&program, src, chunk, start, elem_bytes);
+        walk::write_range(&program, src, chunk, start);
     })
 }

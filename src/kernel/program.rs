@@ -15,9 +15,32 @@
 /// row's cost.
 pub(crate) const MIN_ROW_BYTES: usize = 512;
 
-/// At most this many simplified axes: each has two or more elements and the element count
-/// fits in `isize`, so a plan never has more than 63.
-pub(crate) const MAX_AXES: usize = 64;
+/// Rows up to this long that repeat along a broadcast axis are tiled even when they are not
+/// short: stamping a repeated row from L1 beats one `memcpy` of it per repeat (measured; see
+/// [`super::rows`] for why).
+pub(crate) const MAX_TILED_PERIOD_BYTES: usize = 4096;
+
+/// When rows are widened or tiled, in bytes (all zero: never).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Widening {
+    /// Rows shorter than this are widened.
+    pub(crate) min_row_bytes: usize,
+    /// Rows up to this long under a broadcast axis are tiled.
+    pub(crate) max_tiled_period_bytes: usize,
+}
+
+impl Widening {
+    /// The widening plain-data lanes get.
+    pub(crate) const LANES: Widening = Widening {
+        min_row_bytes: MIN_ROW_BYTES,
+        max_tiled_period_bytes: MAX_TILED_PERIOD_BYTES,
+    };
+    /// No widening (strings: cloning from the output is no cheaper than from the source).
+    pub(crate) const NONE: Widening = Widening {
+        min_row_bytes: 0,
+        max_tiled_period_bytes: 0,
+    };
+}
 
 /// A run of output elements generated from one source origin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,19 +103,19 @@ pub(crate) struct Program<'p> {
 
 impl<'p> Program<'p> {
     /// Cuts a non-empty simplified plan (`dims`, `strides`) into rows for elements of
-    /// `elem_bytes` bytes, widening rows shorter than `min_row_bytes` (0: never widen).
+    /// `elem_bytes` bytes, widening as `widening` says.
     ///
     /// # Panics
-    /// If the plan breaks the invariants of [`crate::StridePlan`] (more than [`MAX_AXES`]
-    /// axes, a zero dimension, unequal lengths): a bug in this crate.
+    /// If the plan breaks the invariants of [`crate::StridePlan`] (a zero dimension, unequal
+    /// lengths): a bug in this crate.
     pub(crate) fn new(
         dims: &'p [usize],
         strides: &'p [usize],
         elem_bytes: usize,
-        min_row_bytes: usize,
+        widening: Widening,
     ) -> Self {
         assert!(
-            dims.len() == strides.len() && dims.len() <= MAX_AXES && !dims.contains(&0),
+            dims.len() == strides.len() && !dims.contains(&0),
             "executor: plan invariants"
         );
         let Some(mut k) = dims.len().checked_sub(1) else {
@@ -103,7 +126,8 @@ impl<'p> Program<'p> {
                 row_len: 1,
             };
         };
-        let short = |len: usize| len.saturating_mul(elem_bytes) < min_row_bytes;
+        let bytes = |len: usize| len.saturating_mul(elem_bytes);
+        let short = |len: usize| bytes(len) < widening.min_row_bytes;
         // Products of suffixes of `dims` are at most the plan's length, so `len` never
         // overflows.
         let mut len = dims[k];
@@ -130,7 +154,8 @@ impl<'p> Program<'p> {
                 strides: &strides[k..],
             };
         }
-        let row = if short(len) && k > 0 && strides[k - 1] == 0 {
+        let tile = short(len) || bytes(len) <= widening.max_tiled_period_bytes;
+        let row = if tile && k > 0 && strides[k - 1] == 0 {
             k -= 1;
             let period = len;
             len *= dims[k];
@@ -152,7 +177,7 @@ mod tests {
     use super::*;
 
     fn program<'p>(dims: &'p [usize], strides: &'p [usize], es: usize) -> Program<'p> {
-        Program::new(dims, strides, es, MIN_ROW_BYTES)
+        Program::new(dims, strides, es, Widening::LANES)
     }
 
     #[test]
@@ -211,15 +236,29 @@ mod tests {
     }
 
     #[test]
-    fn a_long_copy_under_a_broadcast_stays_a_row() {
+    fn a_row_of_a_few_kib_under_a_broadcast_is_tiled() {
+        // [1000] -> [8192,1000] f32: 4000-byte rows.
         let p = program(&[8192, 1000], &[0, 1], 4);
+        assert_eq!(
+            p.row,
+            Row::Tiled {
+                period: 1000,
+                block: Run::Copy
+            }
+        );
+        assert!(p.outer_dims.is_empty());
+    }
+
+    #[test]
+    fn a_long_copy_under_a_broadcast_stays_a_row() {
+        let p = program(&[64, 5000], &[0, 1], 4);
         assert_eq!(p.row, Row::Run(Run::Copy));
-        assert_eq!(p.outer_dims, &[8192]);
+        assert_eq!(p.outer_dims, &[64]);
     }
 
     #[test]
     fn nothing_is_widened_when_widening_is_off() {
-        let p = Program::new(&[3, 4], &[1, 0], 24, 0);
+        let p = Program::new(&[3, 4], &[1, 0], 24, Widening::NONE);
         assert_eq!(p.row, Row::Run(Run::Fill));
         assert_eq!(p.outer_dims, &[3]);
     }

@@ -22,6 +22,13 @@ pub(crate) trait Slot: Send + Sized {
 
     /// Copies `dst[..len]` onto `dst[at..at + len]`; `len <= at` so the ranges do not overlap.
     fn replicate(dst: &mut [Self], at: usize, len: usize);
+
+    /// Slots per block when a pattern is stamped out block by block: 64 bytes of plain data
+    /// (one cache line), one string.
+    const BLOCK: usize;
+
+    /// Writes `src[i]` into `dst[i]` from other slots; the lengths are equal.
+    fn copy_slots(dst: &mut [Self], src: &[Self]);
 }
 
 impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
@@ -46,6 +53,20 @@ impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
     fn replicate(dst: &mut [Self], at: usize, len: usize) {
         let (done, rest) = dst.split_at_mut(at);
         rest[..len].copy_from_slice(&done[..len]);
+    }
+
+    const BLOCK: usize = {
+        let size = std::mem::size_of::<U>();
+        if size == 0 || size > 64 {
+            1
+        } else {
+            64 / size
+        }
+    };
+
+    #[inline(always)]
+    fn copy_slots(dst: &mut [Self], src: &[Self]) {
+        dst.copy_from_slice(src);
     }
 }
 
@@ -73,6 +94,13 @@ impl Slot for String {
     fn replicate(dst: &mut [Self], at: usize, len: usize) {
         let (done, rest) = dst.split_at_mut(at);
         rest[..len].clone_from_slice(&done[..len]);
+    }
+
+    const BLOCK: usize = 1;
+
+    #[inline]
+    fn copy_slots(dst: &mut [Self], src: &[Self]) {
+        dst.clone_from_slice(src);
     }
 }
 

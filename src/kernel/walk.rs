@@ -1,15 +1,43 @@
 //! The serial walk: any range of the output, row by row.
 
-use super::program::{Program, MAX_AXES};
+use super::program::Program;
 use super::rows::write_row;
 use super::slot::Slot;
+
+/// Axes an odometer keeps inline; plans with more (rare: it takes 17 alternations of
+/// broadcast and copied axes) keep their index on the heap.
+const INLINE_AXES: usize = 16;
+
+/// The digits of an odometer.
+enum Digits {
+    Inline([usize; INLINE_AXES]),
+    Heap(Vec<usize>),
+}
+
+impl Digits {
+    fn zeros(n: usize) -> Self {
+        if n <= INLINE_AXES {
+            Digits::Inline([0; INLINE_AXES])
+        } else {
+            Digits::Heap(vec![0; n])
+        }
+    }
+
+    #[inline]
+    fn as_mut(&mut self) -> &mut [usize] {
+        match self {
+            Digits::Inline(a) => a,
+            Digits::Heap(v) => v,
+        }
+    }
+}
 
 /// A multi-index over some axes and the source offset it points at, advanced one position at
 /// a time with additions only.
 pub(crate) struct Odometer<'p> {
     dims: &'p [usize],
     strides: &'p [usize],
-    index: [usize; MAX_AXES],
+    index: Digits,
     /// Source offset of the current position.
     pub(crate) offset: usize,
 }
@@ -24,7 +52,8 @@ impl<'p> Odometer<'p> {
         base: usize,
         position: usize,
     ) -> Self {
-        let mut index = [0usize; MAX_AXES];
+        let mut digits = Digits::zeros(dims.len());
+        let index = digits.as_mut();
         let mut offset = base;
         if position != 0 {
             let mut rest = position;
@@ -37,7 +66,7 @@ impl<'p> Odometer<'p> {
         Odometer {
             dims,
             strides,
-            index,
+            index: digits,
             offset,
         }
     }
@@ -45,14 +74,15 @@ impl<'p> Odometer<'p> {
     /// Moves to the next position (wrapping to the origin after the last one).
     #[inline]
     pub(crate) fn step(&mut self) {
+        let index = self.index.as_mut();
         for k in (0..self.dims.len()).rev() {
-            self.index[k] += 1;
+            index[k] += 1;
             self.offset += self.strides[k];
-            if self.index[k] < self.dims[k] {
+            if index[k] < self.dims[k] {
                 return;
             }
             self.offset -= self.dims[k] * self.strides[k];
-            self.index[k] = 0;
+            index[k] = 0;
         }
     }
 }
@@ -63,9 +93,13 @@ pub(crate) fn write_range<S: Slot>(
     src: &[S::Value],
     dst: &mut [S],
     start: usize,
-    elem_bytes: usize,
 ) {
     if dst.is_empty() {
+        return;
+    }
+    if program.outer_dims.is_empty() {
+        // The whole output is one row (a scalar fill, a tiled pattern, a small block).
+        write_row(&program.row, src, 0, start, dst);
         return;
     }
     let row_len = program.row_len;
@@ -79,7 +113,7 @@ pub(crate) fn write_range<S: Slot>(
     loop {
         let n = (row_len - col).min(rest.len());
         let (this, next) = rest.split_at_mut(n);
-        write_row(&program.row, src, outer.offset, col, this, elem_bytes);
+        write_row(&program.row, src, outer.offset, col, this);
         if next.is_empty() {
             return;
         }

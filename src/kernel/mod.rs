@@ -14,7 +14,8 @@
 //!   thread; each chunk finds its start position once. Small outputs never touch rayon.
 //!
 //! Element sizes 1, 2, 4 and 8 share this one path (`f32`, `i32` and `u32` are all 4-byte
-//! lanes); strings take the same walk with `clone_from` and no widening.
+//! lanes), compiled twice ([`isa`]: baseline and AVX2, chosen at run time); strings take the
+//! same walk with `clone_from` and no widening.
 
 use std::mem::MaybeUninit;
 
@@ -22,6 +23,7 @@ use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 
 mod fresh;
+mod isa;
 mod parallel;
 mod program;
 mod rows;
@@ -29,6 +31,7 @@ mod slot;
 mod walk;
 
 pub(crate) use fresh::advise_huge_pages;
+use isa::Isa;
 pub(crate) use parallel::for_each_chunk;
 use program::{Program, Widening};
 use slot::Slot;
@@ -71,7 +74,13 @@ pub(crate) fn execute<U: Copy + Send + Sync>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     let elem_bytes = std::mem::size_of::<U>();
-    run(plan, src, dst, par, elem_bytes, elem_bytes, Widening::LANES)
+    let style = Style {
+        elem_bytes,
+        cost_bytes: elem_bytes,
+        widening: Widening::LANES,
+        isa: Isa::detect(),
+    };
+    run(plan, src, dst, par, style)
 }
 
 /// Runs `plan` over strings, cloning each source element into its output slots.
@@ -83,17 +92,28 @@ pub(crate) fn execute_clone(
     dst: &mut [String],
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    // No widening: stamping clones from the output is no cheaper than cloning the source.
-    let elem_bytes = std::mem::size_of::<String>();
-    run(
-        plan,
-        src,
-        dst,
-        par,
-        elem_bytes,
-        STRING_COST_BYTES,
-        Widening::NONE,
-    )
+    let style = Style {
+        elem_bytes: std::mem::size_of::<String>(),
+        cost_bytes: STRING_COST_BYTES,
+        // Stamping clones from the output is no cheaper than cloning the source, and clones
+        // do not vectorise.
+        widening: Widening::NONE,
+        isa: Isa::Baseline,
+    };
+    run(plan, src, dst, par, style)
+}
+
+/// How one kind of slot is run.
+#[derive(Debug, Clone, Copy)]
+struct Style {
+    /// Size of a slot.
+    elem_bytes: usize,
+    /// What writing one slot costs, in bytes of plain writes (for chunking).
+    cost_bytes: usize,
+    /// When rows are widened.
+    widening: Widening,
+    /// Which compiled copy of the walk runs.
+    isa: Isa,
 }
 
 fn run<S: Slot>(
@@ -101,17 +121,20 @@ fn run<S: Slot>(
     src: &[S::Value],
     dst: &mut [S],
     par: Parallelism<'_>,
-    elem_bytes: usize,
-    cost_bytes: usize,
-    widening: Widening,
+    style: Style,
 ) -> Result<(), BroadcastError> {
     assert_eq!(src.len(), plan.source_len(), "executor: source length");
     assert_eq!(dst.len(), plan.len(), "executor: output length");
     if plan.is_empty() {
         return Ok(());
     }
-    let program = Program::new(plan.dims(), plan.strides(), elem_bytes, widening);
-    for_each_chunk(dst, cost_bytes, par, |start, chunk| {
-        walk::write_range(&program, src, chunk, start);
+    let program = Program::new(
+        plan.dims(),
+        plan.strides(),
+        style.elem_bytes,
+        style.widening,
+    );
+    for_each_chunk(dst, style.cost_bytes, par, |start, chunk| {
+        style.isa.write_range(&program, src, chunk, start);
     })
 }

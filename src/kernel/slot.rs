@@ -23,9 +23,11 @@ pub(crate) trait Slot: Send + Sized {
     /// Copies `dst[..len]` onto `dst[at..at + len]`; `len <= at` so the ranges do not overlap.
     fn replicate(dst: &mut [Self], at: usize, len: usize);
 
-    /// Slots per block when a pattern is stamped out block by block: 64 bytes of plain data
-    /// (one cache line), one string.
-    const BLOCK: usize;
+    /// Slots per stamp when a pattern is stamped out: 256 bytes of plain data, one string.
+    const STAMP: usize;
+
+    /// Slots per 64-byte cache line (1 for strings).
+    const LINE: usize;
 
     /// Writes `src[i]` into `dst[i]` from other slots; the lengths are equal.
     fn copy_slots(dst: &mut [Self], src: &[Self]);
@@ -34,35 +36,29 @@ pub(crate) trait Slot: Send + Sized {
 impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
     type Value = U;
 
-    #[inline]
+    #[inline(always)]
     fn fill(dst: &mut [Self], value: &U) {
         dst.fill(MaybeUninit::new(*value));
     }
 
-    #[inline]
+    #[inline(always)]
     fn copy(dst: &mut [Self], src: &[U]) {
         dst.copy_from_slice(as_uninit(src));
     }
 
-    #[inline]
+    #[inline(always)]
     fn set(dst: &mut Self, value: &U) {
         *dst = MaybeUninit::new(*value);
     }
 
-    #[inline]
+    #[inline(always)]
     fn replicate(dst: &mut [Self], at: usize, len: usize) {
         let (done, rest) = dst.split_at_mut(at);
         rest[..len].copy_from_slice(&done[..len]);
     }
 
-    const BLOCK: usize = {
-        let size = std::mem::size_of::<U>();
-        if size == 0 || size > 64 {
-            1
-        } else {
-            64 / size
-        }
-    };
+    const STAMP: usize = per(256, std::mem::size_of::<U>());
+    const LINE: usize = per(64, std::mem::size_of::<U>());
 
     #[inline(always)]
     fn copy_slots(dst: &mut [Self], src: &[Self]) {
@@ -73,34 +69,44 @@ impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
 impl Slot for String {
     type Value = String;
 
-    #[inline]
+    #[inline(always)]
     fn fill(dst: &mut [Self], value: &String) {
         for d in dst {
             d.clone_from(value);
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn copy(dst: &mut [Self], src: &[String]) {
         dst.clone_from_slice(src);
     }
 
-    #[inline]
+    #[inline(always)]
     fn set(dst: &mut Self, value: &String) {
         dst.clone_from(value);
     }
 
-    #[inline]
+    #[inline(always)]
     fn replicate(dst: &mut [Self], at: usize, len: usize) {
         let (done, rest) = dst.split_at_mut(at);
         rest[..len].clone_from_slice(&done[..len]);
     }
 
-    const BLOCK: usize = 1;
+    const STAMP: usize = 1;
+    const LINE: usize = 1;
 
-    #[inline]
+    #[inline(always)]
     fn copy_slots(dst: &mut [Self], src: &[Self]) {
         dst.clone_from_slice(src);
+    }
+}
+
+/// How many `size`-byte slots fit in `bytes` (at least 1).
+const fn per(bytes: usize, size: usize) -> usize {
+    if size == 0 || size > bytes {
+        1
+    } else {
+        bytes / size
     }
 }
 

@@ -23,7 +23,7 @@ impl Digits {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn as_mut(&mut self) -> &mut [usize] {
         match self {
             Digits::Inline(a) => a,
@@ -45,7 +45,7 @@ pub(crate) struct Odometer<'p> {
 impl<'p> Odometer<'p> {
     /// The odometer at flat `position` (row-major over `dims`), starting from source offset
     /// `base`. Costs one division per axis, so it is done once per chunk, never per row.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn at(
         dims: &'p [usize],
         strides: &'p [usize],
@@ -72,7 +72,7 @@ impl<'p> Odometer<'p> {
     }
 
     /// Moves to the next position (wrapping to the origin after the last one).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn step(&mut self) {
         let index = self.index.as_mut();
         for k in (0..self.dims.len()).rev() {
@@ -88,6 +88,7 @@ impl<'p> Odometer<'p> {
 }
 
 /// Writes output elements `start .. start + dst.len()` of `program`.
+#[inline(always)]
 pub(crate) fn write_range<S: Slot>(
     program: &Program<'_>,
     src: &[S::Value],

@@ -1,6 +1,6 @@
 //! The serial walk: any range of the output, row by row.
 
-use super::program::Program;
+use super::program::{Program, Row, Run};
 use super::rows::write_row;
 use super::slot::Slot;
 
@@ -85,6 +85,13 @@ impl<'p> Odometer<'p> {
             index[k] = 0;
         }
     }
+
+    /// Positions left on the innermost axis, the current one included.
+    #[inline(always)]
+    fn left_on_last_axis(&mut self) -> usize {
+        let last = self.dims.len() - 1;
+        self.dims[last] - self.index.as_mut()[last]
+    }
 }
 
 /// Writes output elements `start .. start + dst.len()` of `program`.
@@ -110,8 +117,29 @@ pub(crate) fn write_range<S: Slot>(
         (start / row_len, start % row_len)
     };
     let mut outer = Odometer::at(program.outer_dims, program.outer_strides, 0, row);
+    // Whole copied rows that repeat along the innermost outer axis can be written a column
+    // block at a time (see `Slot::COLUMN_BLOCK`).
+    let blocked = S::COLUMN_BLOCK > 0
+        && program.row == Row::Run(Run::Copy)
+        && program.outer_strides.last() == Some(&0);
     let mut rest = dst;
     loop {
+        if blocked && col == 0 {
+            let rows = outer.left_on_last_axis().min(rest.len() / row_len);
+            if rows >= 2 {
+                let (these, next) = rest.split_at_mut(rows * row_len);
+                let row_src = &src[outer.offset..outer.offset + row_len];
+                copy_rows_by_column_blocks(these, row_src);
+                if next.is_empty() {
+                    return;
+                }
+                rest = next;
+                for _ in 0..rows {
+                    outer.step();
+                }
+                continue;
+            }
+        }
         let n = (row_len - col).min(rest.len());
         let (this, next) = rest.split_at_mut(n);
         write_row(&program.row, src, outer.offset, col, this);
@@ -121,5 +149,19 @@ pub(crate) fn write_range<S: Slot>(
         rest = next;
         col = 0;
         outer.step();
+    }
+}
+
+/// Writes `src` into every row of `dst` (whole rows of `src.len()`), one column block at a
+/// time, so the block of source elements stays in L1 while it is copied into every row.
+fn copy_rows_by_column_blocks<S: Slot>(dst: &mut [S], src: &[S::Value]) {
+    let row_len = src.len();
+    let mut c0 = 0;
+    while c0 < row_len {
+        let c1 = (c0 + S::COLUMN_BLOCK).min(row_len);
+        for row in dst.chunks_exact_mut(row_len) {
+            S::copy(&mut row[c0..c1], &src[c0..c1]);
+        }
+        c0 = c1;
     }
 }

@@ -48,3 +48,8 @@ pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};
 pub use shape::{axes_from_ints, checked_len, shape_from_ints};
 pub use tensor::Tensor;
+
+/// The README's examples run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -206,10 +206,8 @@ fn stage_with(
     };
     // Checked first so that the error says "folder" rather than whatever rename would say.
     if path.is_dir() {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "the output path is a folder",
-        )));
+        // (`ErrorKind::IsADirectory` would need Rust 1.83; the MSRV is 1.80.)
+        return Err(io(std::io::Error::other("the output path is a folder")));
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

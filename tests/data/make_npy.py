@@ -138,6 +138,10 @@ def valid_arrays():
     v.append(("cli_i32_3x1", np.array([[7], [-8], [9]], dtype="<i4"), False, None))
     v.append(("cli_be_i4_3", np.array([1, -2, 70000], dtype=">i4"), False, None))
     v.append(("cli_f_u1_2x3", np.array([[1, 2, 3], [4, 5, 6]], dtype="|u1"), True, None))
+    v.append(("cli_f32_16", np.arange(16, dtype="<f4") * 0.25 - 1, False, None))
+    v.append(("cli_i32_4", np.array([10, 20, 30, 40], dtype="<i4"), False, None))
+    v.append(("cli_i32_scalar", np.array(5, dtype="<i4"), False, None))
+    v.append(("cli_u16_3", np.array([1, 500, 65535], dtype="<u2"), False, None))
     return v
 
 

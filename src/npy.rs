@@ -206,8 +206,10 @@ fn stage_with(
     };
     // Checked first so that the error says "folder" rather than whatever rename would say.
     if path.is_dir() {
-        // (`ErrorKind::IsADirectory` would need Rust 1.83; the MSRV is 1.80.)
-        return Err(io(std::io::Error::other("the output path is a folder")));
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "the output path is a folder",
+        )));
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -731,7 +733,10 @@ fn encode_header(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
         format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
     if let Some(first) = shape.first() {
         let digits = first.to_string().len();
-        dict.extend(std::iter::repeat_n(' ', GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits)));
+        dict.extend(std::iter::repeat_n(
+            ' ',
+            GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
+        ));
     }
     // numpy's padding is 1..=64 spaces (a full 64 when already aligned), then a newline.
     let with_newline = dict.len() + 1;

@@ -2,11 +2,13 @@
 //!
 //! Reads every dtype bcast has a type for: `b1`, `i1`..`i8`, `u1`..`u8`, `f2`, `f4`, `f8` and
 //! unicode strings `U<n>`, little- or big-endian, C- or Fortran-order. Writes C-order,
-//! little-endian, the narrowest `U<n>` that holds the strings. The header's claims are checked
-//! against the file before anything data-sized is allocated.
+//! little-endian, the narrowest `U<n>` that holds the strings: the bytes `numpy.save` writes
+//! for the same array. The header's claims are checked against the file before anything
+//! data-sized is allocated. Writes are atomic ([`write_atomic`], [`stage`]) and streamed.
 //!
 //! We wrote our own because the maintained npy crates do not read unicode (`<U`) arrays and
-//! big-endian input together; the format is small and its rules are tested below.
+//! big-endian input together; the format is small and its rules are tested below and, against
+//! files numpy wrote, in `tests/npy.rs`.
 
 use std::fs;
 use std::io::Write;

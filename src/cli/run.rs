@@ -209,9 +209,9 @@ pub fn multi(args: MultiArgs) -> CliResult {
         // permissions changed meanwhile); the ones already renamed cannot be undone.
         if let Err(e) = file.commit() {
             let already = match done {
-                0 => "no output was replaced".to_string(),
-                1 => "out0.npy was already replaced".to_string(),
-                n => format!("out0.npy..out{}.npy were already replaced", n - 1),
+                0 => "no output was written".to_string(),
+                1 => "out0.npy was already written".to_string(),
+                n => format!("out0.npy..out{}.npy were already written", n - 1),
             };
             return Err(CliError(format!(
                 "{} (of {total} outputs; {already})",

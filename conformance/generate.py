@@ -868,7 +868,7 @@ def dtypes_group(s):
                   axes_mapping=[0, 1], layouts={0: "be"}, source=src, oracle=oracle,
                   expect_error=False)
             s.add(g, f"big_endian_fortran_{dt}_pdpd", "pdpd",
-                  [values(dt, (2, 3), salt=11, special=True)], target=(2, 3, 2), axis=0,
+                  [values(dt, (2, 3, 1), salt=11, special=True)], target=(2, 3, 2), axis=0,
                   layouts={0: "be+f"}, source=src, oracle="pdpd-ir" if oracle else None,
                   expect_error=False)
         s.add(g, f"scalar_{dt}_to_rank_6", "axes", [values(dt, (), salt=i, special=True)],
@@ -1040,6 +1040,28 @@ def errors_group(s):
     err("multi_third_input_clashes", "multi",
         [values("str", (2, 3)), values("str", (3,)), values("str", (4,))],
         "numpy rule: every input against the common shape", None)
+    err("numpy_strings_mismatch", "numpy", [values("str", (2, 2))], "numpy rule: dim 1 or equal",
+        None, target=(2, 3))
+    err("numpy_data_to_scalar_target", "numpy", [values("bool", (1,))],
+        "numpy rule: rank(target) >= rank(data), even for a size-1 data", ov, target=())
+    err("bidirectional_rank_6_clash", "bidirectional", [values("u64", (1, 2, 1, 2, 1, 2))],
+        "bidirectional rule at a middle axis", ov, target=(2, 3, 1, 2))
+    err("explicit_axis_i64_max", "explicit", [values("f64", (3,))],
+        "explicit rule: axes below the target rank", None, target=(3,), axes_mapping=[2 ** 63 - 1])
+    err("explicit_zero_size_mismatch", "explicit", [values("i16", (0, 2))],
+        "explicit rule: data dim 2 against 3 (the other axis is empty)", ov, target=(0, 3),
+        axes_mapping=[0, 1])
+    err("pdpd_u64_mismatch_mid_target", "pdpd", [values("u64", (2, 3))],
+        "PDPD: data dim 1 or equal", "pdpd-ir", target=(2, 2, 4), axis=1)
+    err("axes_axis_beyond_u64", "axes", [values("u8", (3,))], "axes are below the output rank",
+        None, target=(2, 3), broadcast_axes=[2 ** 64 - 1])
+    err("axes_zero_size_mismatch", "axes", [values("f32", (0,))],
+        "nGraph v0 check 2: exact match, 0 is not 2", None, target=(2, 2), broadcast_axes=[0])
+    err("multi_mixed_dtypes_clash", "multi", [values("f16", (2, 1)), values("i8", (3, 4))],
+        "numpy rule: 2 against 3, whatever the dtypes", None)
+    err("multi_rank_6_clash", "multi",
+        [values("bool", (2, 1, 1, 1, 1, 2)), values("bool", (1, 1, 1, 1, 3, 3))],
+        "numpy rule: 2 against 3 on the last axis", None)
     err("multi_no_inputs", "multi", [], "SONNX Broadcast(X0..XL) has L >= 0: at least one input",
         None)
 

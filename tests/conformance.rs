@@ -409,7 +409,7 @@ fn a_folder_with_no_case_is_an_error() {
     let dir = scratch("empty");
     fs::create_dir_all(dir.join("a/b")).unwrap();
     assert!(matches!(
-        run_dirs(&[dir.clone()]),
+        run_dirs(std::slice::from_ref(&dir)),
         Err(ConformanceError::NoCases(p)) if p == dir
     ));
     assert!(matches!(

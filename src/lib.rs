@@ -26,6 +26,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod api;
+pub mod conformance;
 mod element;
 mod error;
 pub mod kernel;

@@ -28,6 +28,7 @@
 mod api;
 mod element;
 mod error;
+pub mod ir;
 pub mod kernel;
 mod mode;
 pub mod npy;

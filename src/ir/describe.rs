@@ -115,7 +115,9 @@ fn shape_of(model: &Model, node: usize, output: usize) -> String {
         Some(shape) => IrShape::fixed(shape).to_string(),
         None => format!(
             "{} (declared)",
-            model.graph.nodes[node].outputs[output].dims
+            model.graph.nodes[node].outputs[output]
+                .dims
+                .declared_dynamic()
         ),
     }
 }

@@ -25,6 +25,24 @@ impl fmt::Display for LayerRef {
     }
 }
 
+/// Which side of a layer a port is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PortDirection {
+    /// An `<input>` port.
+    Input,
+    /// An `<output>` port.
+    Output,
+}
+
+impl fmt::Display for PortDirection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PortDirection::Input => "input",
+            PortDirection::Output => "output",
+        })
+    }
+}
+
 /// Why an OpenVINO IR model could not be loaded or run.
 ///
 /// The enum is `#[non_exhaustive]`: new checks may add variants without a breaking change.
@@ -128,8 +146,8 @@ pub enum IrError {
     NoSuchPort {
         /// The layer.
         layer: LayerRef,
-        /// `input` or `output`.
-        direction: &'static str,
+        /// Input or output.
+        direction: PortDirection,
         /// The port id.
         port: u64,
         /// `from-layer`.
@@ -165,8 +183,8 @@ pub enum IrError {
     PortCount {
         /// The layer.
         layer: LayerRef,
-        /// `input` or `output`.
-        direction: &'static str,
+        /// Input or output.
+        direction: PortDirection,
         /// What the layer needs.
         expected: String,
         /// How many it has.
@@ -268,8 +286,8 @@ pub enum IrError {
     PortShape {
         /// The layer.
         layer: LayerRef,
-        /// `input` or `output`.
-        direction: &'static str,
+        /// Input or output.
+        direction: PortDirection,
         /// The port id.
         port: u64,
         /// What the `.xml` says.
@@ -283,8 +301,8 @@ pub enum IrError {
     PortType {
         /// The layer.
         layer: LayerRef,
-        /// `input` or `output`.
-        direction: &'static str,
+        /// Input or output.
+        direction: PortDirection,
         /// The port id.
         port: u64,
         /// What the `.xml` says.
@@ -309,8 +327,8 @@ pub enum IrError {
     Broadcast {
         /// The Broadcast layer.
         layer: LayerRef,
-        /// The rule that was broken.
-        source: BroadcastError,
+        /// The rule that was broken (boxed: it is the largest part of this enum).
+        source: Box<BroadcastError>,
     },
 
     /// A ShapeOf with `output_type="i32"` met a dimension beyond `i32::MAX`.

@@ -11,7 +11,7 @@ use ndarray::{ArrayD, IxDyn};
 
 use crate::element::DType;
 use crate::error::{BroadcastError, Dims};
-use crate::ir::error::{IrError, LayerRef};
+use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::graph::{Graph, IrMode, Node, Op, Port};
 use crate::kernel::Parallelism;
 use crate::mode::Mode;
@@ -94,7 +94,7 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
             let v = values[src.node][src.output].as_ref().expect(KEPT);
             check_port(
                 node,
-                "input",
+                PortDirection::Input,
                 port,
                 v,
                 pass,
@@ -129,7 +129,7 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
         };
         check_port(
             node,
-            "output",
+            PortDirection::Output,
             &node.outputs[0],
             &out,
             pass,
@@ -175,7 +175,7 @@ fn known(pass: &Pass<'_>, node: usize, output: usize) -> bool {
 /// OpenVINO's way of writing "any rank": at run time such ports accept any shape.
 fn check_port(
     node: &Node,
-    direction: &'static str,
+    direction: PortDirection,
     port: &Port,
     value: &Value<'_>,
     pass: &Pass<'_>,
@@ -388,7 +388,7 @@ fn broadcast<'a>(
     };
     let rule = |source: BroadcastError| IrError::Broadcast {
         layer: layer.clone(),
-        source,
+        source: Box::new(source),
     };
     let plan = crate::planners::plan(data_shape, &target, &mode).map_err(rule)?;
     match (pass, data) {

@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::element::DType;
-use crate::ir::error::{IrError, LayerRef};
+use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::types::{dtype_from_ir, IrShape};
 use crate::ir::weights;
 use crate::ir::xml::{RawLayer, RawNet, RawPort};
@@ -182,8 +182,6 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
             })
             .collect()
     };
-    let inputs = ports(&raw.inputs)?;
-    let outputs = ports(&raw.outputs)?;
     let op = match layer.kind.as_str() {
         "Parameter" => {
             let dtype = element_type(layer, required(raw, "element_type")?)?;
@@ -209,10 +207,13 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
             };
             Op::ShapeOf { output_type }
         }
-        "Broadcast" => broadcast(raw, if opset >= 3 { 3 } else { 1 }, inputs.len())?,
+        "Broadcast" => broadcast(raw, if opset >= 3 { 3 } else { 1 }, raw.inputs.len())?,
         "Result" => Op::Result,
         _ => return Err(unsupported()),
     };
+    // After the attributes, so that a bad element type is reported where it is declared.
+    let inputs = ports(&raw.inputs)?;
+    let outputs = ports(&raw.outputs)?;
     let (want_inputs, want_outputs): (Option<usize>, usize) = match &op {
         Op::Parameter { .. } | Op::Const { .. } => (Some(0), 1),
         Op::ShapeOf { .. } => (Some(1), 1),
@@ -223,7 +224,7 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
     if let Some(want_inputs) = want_inputs.filter(|&w| w != inputs.len()) {
         return Err(IrError::PortCount {
             layer: layer.clone(),
-            direction: "input",
+            direction: PortDirection::Input,
             expected: format!("a {} has {want_inputs}", layer.kind),
             got: inputs.len(),
         });
@@ -231,7 +232,7 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
     if outputs.len() != want_outputs {
         return Err(IrError::PortCount {
             layer: layer.clone(),
-            direction: "output",
+            direction: PortDirection::Output,
             expected: format!("a {} has {want_outputs}", layer.kind),
             got: outputs.len(),
         });
@@ -353,7 +354,7 @@ fn broadcast(raw: &RawLayer, opset: u32, input_count: usize) -> Result<Op, IrErr
     if !count_ok {
         return Err(IrError::PortCount {
             layer: layer.clone(),
-            direction: "input",
+            direction: PortDirection::Input,
             expected: format!("Broadcast-{opset} takes {expected}"),
             got: input_count,
         });
@@ -416,7 +417,7 @@ fn connect(
         };
         let from = find(e.from_layer)?;
         let to = find(e.to_layer)?;
-        let no_port = |node: &Node, direction: &'static str, port: u64| IrError::NoSuchPort {
+        let no_port = |node: &Node, direction: PortDirection, port: u64| IrError::NoSuchPort {
             layer: node.layer.clone(),
             direction,
             port,
@@ -429,12 +430,12 @@ fn connect(
             .outputs
             .iter()
             .position(|p| p.id == e.from_port)
-            .ok_or_else(|| no_port(&nodes[from], "output", e.from_port))?;
+            .ok_or_else(|| no_port(&nodes[from], PortDirection::Output, e.from_port))?;
         let input = nodes[to]
             .inputs
             .iter()
             .position(|p| p.id == e.to_port)
-            .ok_or_else(|| no_port(&nodes[to], "input", e.to_port))?;
+            .ok_or_else(|| no_port(&nodes[to], PortDirection::Input, e.to_port))?;
         let slot = &mut sources[to][input];
         if slot.is_some() {
             return Err(IrError::MultipleEdges {

@@ -33,10 +33,10 @@
 //!     <output><port id="0" precision="I64"><dim>2</dim></port></output></layer>
 //!   <layer id="2" name="b" type="Broadcast" version="opset3">
 //!     <data mode="numpy"/>
-//!     <input><port id="0"/><port id="1"/></input>
+//!     <input><port id="0"><dim>3</dim></port><port id="1"><dim>2</dim></port></input>
 //!     <output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>
 //!   <layer id="3" name="y" type="Result" version="opset1">
-//!     <input><port id="0"/></input></layer>
+//!     <input><port id="0"><dim>2</dim><dim>3</dim></port></input></layer>
 //! </layers><edges>
 //!   <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
 //!   <edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
@@ -65,7 +65,7 @@ mod xml;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use error::{IrError, LayerRef};
+pub use error::{IrError, LayerRef, PortDirection};
 pub use types::{dtype_from_ir, Dim, IrShape};
 
 use crate::element::DType;
@@ -162,7 +162,7 @@ impl Model {
                         dtype: value.dtype(),
                         shape: value
                             .shape()
-                            .map_or_else(|| node.inputs[0].dims.clone(), IrShape::fixed),
+                            .map_or_else(|| node.inputs[0].dims.declared_dynamic(), IrShape::fixed),
                     }
                 })
                 .collect();

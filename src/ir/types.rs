@@ -131,6 +131,15 @@ impl IrShape {
         }
     }
 
+    /// What a port's dims say when the shape is not known until run time: no `<dim>` is how
+    /// OpenVINO writes "any rank" there.
+    pub(crate) fn declared_dynamic(&self) -> IrShape {
+        match self {
+            IrShape::Dims(d) if d.is_empty() => IrShape::AnyRank,
+            other => other.clone(),
+        }
+    }
+
     /// Parses a `shape` attribute: `2,3`, `` (rank 0), `?,1..10,3`, `...` (any rank).
     pub(crate) fn parse_attribute(text: &str) -> Option<IrShape> {
         let t = text.trim();

@@ -659,3 +659,43 @@ fn damaged_files_give_errors_never_panics() {
         }
     }
 }
+
+#[test]
+fn layers_may_come_in_any_order_in_the_xml() {
+    let case = conformance("ir/chain_two_broadcasts");
+    let xml = std::fs::read_to_string(case.join("model.xml")).unwrap();
+    let bin = std::fs::read(case.join("model.bin")).unwrap();
+    // Cut out the <layer> elements and write them back last first: readers before writers.
+    let start = xml.find("<layer ").unwrap();
+    let end = xml.rfind("</layer>").unwrap() + "</layer>".len();
+    let layers: Vec<String> = xml[start..end]
+        .split_inclusive("</layer>")
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert_eq!(layers.len(), 7);
+    let reversed: Vec<String> = layers.into_iter().rev().collect();
+    let shuffled = format!("{}{}{}", &xml[..start], reversed.join("\n"), &xml[end..]);
+    assert!(shuffled.find("type=\"Result\"") < shuffled.find("type=\"Parameter\""));
+    let model = Model::from_xml(&shuffled, &bin).unwrap();
+    let outputs = model.run(&read_inputs(&model, &case)).unwrap();
+    let (_, want) = &expected(&case)[0];
+    assert!(outputs[0].1.bit_equal(want));
+}
+
+#[test]
+fn a_bf16_parameter_needs_its_bits_as_uint16() {
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(conformance("ir/dtype_bf16/model.xml"))
+        .arg("--input")
+        .arg(conformance("ir/dtype_f32/inputs/x.npy"))
+        .arg("--out-dir")
+        .arg(scratch("bf16_as_f32"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "error: --input 'x': the Parameter is bf16, which .npy cannot hold: give its bit patterns as a uint16 .npy (this file is f32)\n"
+    );
+}

@@ -799,7 +799,7 @@ def define_bad():
                            '<edge from-layer="0" from-port="0" to-layer="2" to-port="0" />\n\t\t<edge from-layer="0" from-port="0" to-layer="2" to-port="0" />')),
         Bad("duplicate_layer_id", "the Const given the Parameter's id 0", "two layers have id 0: 'x' and 'target_shape'",
             xml=lambda t: r(t, '<layer id="1" name="target_shape"', '<layer id="0" name="target_shape"')),
-        Bad("cycle", "two Broadcasts that read each other (hand-written)", "the graph has a cycle through layer",
+        Bad("cycle", "two Broadcasts that read each other (hand-written)", "the graph has a cycle through layer 1 'first' (Broadcast)",
             xml=lambda t: CYCLE_XML, bin=lambda b: (1).to_bytes(8, "little")),
         Bad("no_result", "the Result layer and its edge removed", "the model has no Result layer",
             xml=lambda t: re.sub(r'\t\t<layer id="3" name="y" type="Result".*?</layer>\n', '',

@@ -101,6 +101,12 @@ fn read_inputs(model: &Model, args: &[String]) -> Result<HashMap<String, Tensor>
             bcast::npy::read(file).map_err(|e| CliError(format!("--input '{name}': {e}")))?;
         let tensor = match (param.dtype, tensor) {
             (DType::BF16, Tensor::U16(bits)) => Tensor::BF16(bits.mapv(half::bf16::from_bits)),
+            (DType::BF16, t) => {
+                return Err(CliError(format!(
+                    "--input '{name}': the Parameter is bf16, which .npy cannot hold: give its bit patterns as a uint16 .npy (this file is {})",
+                    t.dtype()
+                )))
+            }
             (_, t) => t,
         };
         if inputs.insert(name.clone(), tensor).is_some() {

@@ -501,3 +501,62 @@ fn topological_order(nodes: &[Node]) -> Result<Vec<usize>, IrError> {
         layer: nodes[at].layer.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::xml;
+
+    /// Result `r` (listed first) reads `b`; `b` and `c` read each other.
+    const CYCLE_AFTER_A_READER: &str = r#"<net name="c" version="11"><layers>
+<layer id="9" name="r" type="Result" version="opset1"><input><port id="0"/></input></layer>
+<layer id="5" name="b" type="ShapeOf" version="opset3"><input><port id="0"/></input><output><port id="1"/></output></layer>
+<layer id="6" name="c" type="ShapeOf" version="opset3"><input><port id="0"/></input><output><port id="1"/></output></layer>
+</layers><edges>
+<edge from-layer="5" from-port="1" to-layer="9" to-port="0"/>
+<edge from-layer="6" from-port="1" to-layer="5" to-port="0"/>
+<edge from-layer="5" from-port="1" to-layer="6" to-port="0"/>
+</edges></net>"#;
+
+    #[test]
+    fn a_cycle_is_named_by_a_layer_on_it_not_by_a_reader_of_it() {
+        let net = xml::parse(CYCLE_AFTER_A_READER, "c.xml").unwrap();
+        let e = build(net, &[]).unwrap_err();
+        assert!(
+            matches!(&e, IrError::Cycle { layer } if layer.id == 5 || layer.id == 6),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn order_puts_every_layer_after_its_sources_whatever_the_document_order() {
+        let text = CYCLE_AFTER_A_READER.replace(
+            r#"<edge from-layer="6" from-port="1" to-layer="5" to-port="0"/>"#,
+            "",
+        );
+        // Without the edge into b, b reads nothing: make it a Parameter.
+        let text = text.replace(
+            r#"<layer id="5" name="b" type="ShapeOf" version="opset3"><input><port id="0"/></input><output><port id="1"/></output></layer>"#,
+            r#"<layer id="5" name="b" type="Parameter" version="opset1"><data shape="2" element_type="i64"/><output><port id="1"/></output></layer>"#,
+        );
+        let g = build(xml::parse(&text, "c.xml").unwrap(), &[]).unwrap();
+        let position = |id: u64| {
+            g.order
+                .iter()
+                .position(|&i| g.nodes[i].layer.id == id)
+                .unwrap()
+        };
+        assert!(position(5) < position(6));
+        assert!(position(5) < position(9));
+        assert_eq!(g.order.len(), 3);
+    }
+
+    #[test]
+    fn opset_versions_map_to_operation_versions_as_openvino_reads_them() {
+        assert_eq!(opset_number("opset1"), Some(1));
+        assert_eq!(opset_number("opset16"), Some(16));
+        for bad in ["opset0", "opset17", "opset", "experimental", "", "opsetx"] {
+            assert_eq!(opset_number(bad), None, "{bad}");
+        }
+    }
+}

@@ -699,3 +699,29 @@ fn a_bf16_parameter_needs_its_bits_as_uint16() {
         "error: --input 'x': the Parameter is bf16, which .npy cannot hold: give its bit patterns as a uint16 .npy (this file is f32)\n"
     );
 }
+
+#[test]
+fn a_result_name_that_is_not_a_file_name_is_refused_before_running() {
+    let case = conformance("ir/v3_numpy");
+    let dir = scratch("unsafe_result_name");
+    let xml = std::fs::read_to_string(case.join("model.xml"))
+        .unwrap()
+        .replace(r#"name="y" type="Result""#, r#"name="../y" type="Result""#);
+    std::fs::write(dir.join("model.xml"), xml).unwrap();
+    std::fs::copy(case.join("model.bin"), dir.join("model.bin")).unwrap();
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(dir.join("model.xml"))
+        .arg("--input")
+        .arg(case.join("inputs/x.npy"))
+        .arg("--out-dir")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "error: Result name '../y' cannot be used as a file name in --out-dir\n"
+    );
+    assert!(!dir.join("y.npy").exists() && !dir.join("out").exists());
+}

@@ -111,11 +111,7 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
             } else {
                 slot.clone().expect(KEPT)
             };
-            let position = graph
-                .results
-                .iter()
-                .position(|&r| r == i)
-                .expect("a Result");
+            let position = graph.slot[i].expect("a Result has a slot");
             results[position] = Some(v);
             continue;
         }
@@ -227,11 +223,7 @@ fn compute<'a>(
                 shape: shape.to_static(),
             }),
             Pass::Run { inputs, .. } => {
-                let position = graph
-                    .parameters
-                    .iter()
-                    .position(|&p| p == index)
-                    .expect("a Parameter");
+                let position = graph.slot[index].expect("a Parameter has a slot");
                 let t = inputs[position];
                 if t.dtype() != *dtype || !shape.accepts(t.shape()) {
                     return Err(IrError::InputMismatch {

@@ -85,6 +85,8 @@ pub(crate) struct Graph {
     pub results: Vec<usize>,
     /// Number of edges leaving each output port: `uses[node][output]`.
     pub uses: Vec<Vec<usize>>,
+    /// For a Parameter, its index in `parameters`; for a Result, its index in `results`.
+    pub slot: Vec<Option<usize>>,
 }
 
 /// Checks the records and builds the graph; `bin` is the whole `.bin`.
@@ -122,6 +124,12 @@ pub(crate) fn build(net: RawNet, bin: &[u8]) -> Result<Graph, IrError> {
             uses[s.node][s.output] += 1;
         }
     }
+    let mut slot = vec![None; nodes.len()];
+    for list in [&parameters, &results] {
+        for (position, &node) in list.iter().enumerate() {
+            slot[node] = Some(position);
+        }
+    }
     Ok(Graph {
         name: net.name,
         ir_version: net.version,
@@ -130,6 +138,7 @@ pub(crate) fn build(net: RawNet, bin: &[u8]) -> Result<Graph, IrError> {
         parameters,
         results,
         uses,
+        slot,
     })
 }
 

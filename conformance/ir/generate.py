@@ -244,6 +244,20 @@ def replace_n(text: str, old: str, new: str, n: int) -> str:
     return text.replace(old, new)
 
 
+def retype_data(text: str, old: list, new: list) -> str:
+    """Gives Parameter x (and the Broadcast input it feeds) another static shape."""
+    dims = lambda ds: "".join(f"\n\t\t\t\t\t<dim>{d}</dim>" for d in ds)
+    text = replace_once(text, f'<data shape="{",".join(map(str, old))}" element_type=',
+                        f'<data shape="{",".join(map(str, new))}" element_type=')
+    text = replace_once(text, f'<port id="0" precision="FP32" names="x">{dims(old)}',
+                        f'<port id="0" precision="FP32" names="x">{dims(new)}')
+    # The Broadcast's data input, the first input port in the file.
+    at = text.index("<input>")
+    head, tail = text[:at], text[at:]
+    return head + replace_n(tail, f'<port id="0" precision="FP32">{dims(old)}',
+                            f'<port id="0" precision="FP32">{dims(new)}', 1)
+
+
 def to_ir_v10(text: str) -> str:
     """IR v10 has no tensor names on ports and no output_names on Results."""
     text = re.sub(r'(<net name="[^"]*" version=)"11"', r'\1"10"', text)
@@ -334,14 +348,21 @@ def define_cases():
          reference=lambda i: {"y": ref_pdpd(i["x"], [2, 3, 6], 1)})
     case(name="v3_pdpd_trailing_ones", description="Broadcast-3 pdpd, axis 3: [5,1] to [2,3,4,5]; the trailing 1 is dropped",
          build=v3("numpy", [1, 1], [2, 3, 4, 5]), inputs={"x": arange([5, 1])},
-         patch=lambda t: replace_n(replace_n(
-             replace_once(t, 'mode="numpy"', 'mode="pdpd" mode.mode.axis="3"'),
-             'shape="1,1"', 'shape="5,1"', 1),
-             "<dim>1</dim>\n\t\t\t\t\t<dim>1</dim>", "<dim>5</dim>\n\t\t\t\t\t<dim>1</dim>", 2),
+         patch=lambda t: retype_data(
+             replace_once(t, 'mode="numpy"', 'mode="pdpd" mode.mode.axis="3"'), [1, 1], [5, 1]),
          patch_note="OpenVINO's builders refuse this shape in numpy mode and write pdpd with axis 0: saved as numpy with data [1,1], then the data made [5,1] and the mode pdpd with mode.mode.axis=\"3\"",
          openvino_fails="Tile with non-positive repeats",
          notes="The broadcast-rules spec ignores trailing 1s of the data in PDPD, and OpenVINO's shape inference accepts this model (output [2,3,4,5]), but its evaluation fails in the Tile reference; the expected output is numpy's, from the spec's rule.",
          reference=lambda i: {"y": ref_pdpd(i["x"], [2, 3, 4, 5], 3)})
+
+    case(name="v3_pdpd_spec_rules_example", description="Broadcast-3 pdpd, axis 1: [3,4] on [2,3,4,5], an example of OpenVINO's broadcast-rules spec; the data ends before the target does",
+         build=v3("numpy", [4, 5], [2, 3, 4, 5]), inputs={"x": arange([3, 4])},
+         patch=lambda t: retype_data(
+             replace_once(t, 'mode="numpy"', 'mode="pdpd" mode.mode.axis="1"'), [4, 5], [3, 4]),
+         patch_note="OpenVINO's builders refuse this shape in numpy mode and write pdpd with axis 0: saved as numpy with data [4,5], then the data made [3,4] and the mode pdpd with mode.mode.axis=\"1\"",
+         reference=lambda i: {"y": ref_pdpd(i["x"], [2, 3, 4, 5], 1)},
+         openvino_fails="Accessing out-of-range dimension",
+         notes="The spec's own example; OpenVINO 2026.4's shape inference reads past the end of the data shape when the data ends before the target, and fails. The expected output is numpy's, from the spec's rule.")
 
     # --- every mode, opset1 -------------------------------------------------------------
     def v1(mode, x_shape, target, axes=None, dtype=F32):

@@ -227,6 +227,11 @@ def result(name, node):
 
 def save(model, case_dir: Path):
     ov, _, _ = ov_modules()
+    # Nodes OpenVINO makes itself (the unused third input of Broadcast-1) are named from a
+    # process-wide counter; name them by position so that the files do not change.
+    auto = [op for op in model.get_ordered_ops() if re.fullmatch(r"[A-Za-z]+_\d+", op.get_friendly_name())]
+    for k, op in enumerate(auto):
+        op.set_friendly_name(f"{op.get_type_name().lower()}_{k}")
     ov.save_model(model, str(case_dir / "model.xml"), compress_to_fp16=False)
 
 

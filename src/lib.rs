@@ -29,6 +29,7 @@ mod api;
 pub mod conformance;
 mod element;
 mod error;
+pub mod ir;
 pub mod kernel;
 mod mode;
 pub mod npy;

@@ -2,6 +2,10 @@
 //!
 //! # The case format
 //!
+//! A folder holding `model.xml` is an OpenVINO IR model case instead (see
+//! `conformance/ir/`): its `inputs/*.npy` go in, its `expected/*.npy` must come out bit-exactly,
+//! or its `error.txt` must be contained in the refusal.
+//!
 //! A case is a folder with a `case.json` such as
 //!
 //! ```json
@@ -52,6 +56,7 @@
 mod broadcast;
 mod compare;
 mod fields;
+mod ir_model;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -276,15 +281,23 @@ fn one_line(text: &str) -> String {
 /// ```
 pub fn run_case(dir: &Path) -> CaseOutcome {
     let mut name = None;
-    let verdict = match Case::load(dir) {
-        Ok(case) => {
-            name = Some(case.name.clone());
-            match judge(&case) {
-                Ok(()) => Verdict::Pass,
-                Err(reason) => Verdict::Fail(one_line(&reason)),
-            }
+    let verdict = if ir_model::is_ir_case(dir) {
+        name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        match ir_model::judge(dir) {
+            Ok(()) => Verdict::Pass,
+            Err(reason) => Verdict::Fail(one_line(&reason)),
         }
-        Err(reason) => Verdict::Fail(one_line(&reason)),
+    } else {
+        match Case::load(dir) {
+            Ok(case) => {
+                name = Some(case.name.clone());
+                match judge(&case) {
+                    Ok(()) => Verdict::Pass,
+                    Err(reason) => Verdict::Fail(one_line(&reason)),
+                }
+            }
+            Err(reason) => Verdict::Fail(one_line(&reason)),
+        }
     };
     CaseOutcome {
         dir: dir.to_path_buf(),

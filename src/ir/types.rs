@@ -55,7 +55,7 @@ impl Dim {
     pub fn accepts(self, d: usize) -> bool {
         match self {
             Dim::Fixed(f) => f == d,
-            Dim::Range { min, max } => d >= min && max.map_or(true, |m| d <= m),
+            Dim::Range { min, max } => d >= min && max.is_none_or(|m| d <= m),
         }
     }
 

@@ -28,8 +28,10 @@
 mod api;
 #[doc(hidden)]
 pub mod bench;
+pub mod conformance;
 mod element;
 mod error;
+pub mod ir;
 pub mod kernel;
 mod mode;
 pub mod npy;
@@ -50,3 +52,8 @@ pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};
 pub use shape::{axes_from_ints, checked_len, shape_from_ints};
 pub use tensor::Tensor;
+
+/// The README's examples run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -2,11 +2,13 @@
 //!
 //! Reads every dtype bcast has a type for: `b1`, `i1`..`i8`, `u1`..`u8`, `f2`, `f4`, `f8` and
 //! unicode strings `U<n>`, little- or big-endian, C- or Fortran-order. Writes C-order,
-//! little-endian, the narrowest `U<n>` that holds the strings. The header's claims are checked
-//! against the file before anything data-sized is allocated.
+//! little-endian, the narrowest `U<n>` that holds the strings: the bytes `numpy.save` writes
+//! for the same array. The header's claims are checked against the file before anything
+//! data-sized is allocated. Writes are atomic ([`write_atomic`], [`stage`]) and streamed.
 //!
 //! We wrote our own because the maintained npy crates do not read unicode (`<U`) arrays and
-//! big-endian input together; the format is small and its rules are tested below.
+//! big-endian input together; the format is small and its rules are tested below and, against
+//! files numpy wrote, in `tests/npy.rs`.
 
 use std::fs;
 use std::io::Write;
@@ -38,7 +40,8 @@ pub enum NpyError {
     /// The format version is not 1.0, 2.0 or 3.0.
     #[error("unsupported npy format version {0}.{1}")]
     Version(u8, u8),
-    /// The file ends before the header or the data does.
+    /// The file ends before the preamble, the header or the data does (a header claiming
+    /// more data than the file holds looks the same, and is reported so).
     #[error("truncated npy: {0}")]
     Truncated(String),
     /// The header dictionary is malformed or incomplete.
@@ -47,8 +50,9 @@ pub enum NpyError {
     /// The dtype has no bcast element type (complex, object, structured, datetime, ...).
     #[error("unsupported npy dtype '{0}'")]
     UnsupportedDtype(String),
-    /// The data does not have the size the header declares.
-    #[error("npy data is {actual} bytes but the header's shape {shape:?} and dtype '{descr}' need {expected}")]
+    /// The data is longer than the header's shape and dtype declare: the header lies about
+    /// the shape (shorter data is [`NpyError::Truncated`]).
+    #[error("npy data is {actual} bytes, more than the {expected} that the header's shape {shape:?} and dtype '{descr}' need")]
     SizeMismatch {
         /// The dtype.
         descr: String,
@@ -84,11 +88,28 @@ pub fn read(path: impl AsRef<Path>) -> Result<Tensor, NpyError> {
 /// then renamed over `path`. On any error the temporary file is removed and an existing file
 /// at `path` is left as it was.
 ///
+/// The data is streamed to the file, not built in memory first, so writing a large output
+/// needs no second output-sized buffer. The bytes are those of [`to_bytes`].
+///
 /// # Errors
-/// [`NpyError::Unwritable`] for bf16; [`NpyError::Io`] naming the path.
+/// [`NpyError::Unwritable`] for bf16 (before anything touches the file system);
+/// [`NpyError::Io`] naming the path, including when `path` is a folder or its folder does
+/// not exist.
+///
+/// ```
+/// use bcast::{npy, Tensor};
+/// use ndarray::array;
+///
+/// let dir = std::env::temp_dir().join(format!("bcast-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let t: Tensor = array![[1i16, 2], [3, 4]].into_dyn().into();
+/// npy::write_atomic(dir.join("a.npy"), &t)?;
+/// assert!(npy::read(dir.join("a.npy"))?.bit_equal(&t));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_atomic(path: impl AsRef<Path>, tensor: &Tensor) -> Result<(), NpyError> {
-    let bytes = to_bytes(tensor)?;
-    write_bytes_atomic(path.as_ref(), &bytes)
+    stage(path, tensor)?.commit()
 }
 
 /// Writes `bytes` to `path` atomically (see [`write_atomic`]).
@@ -96,12 +117,96 @@ pub fn write_atomic(path: impl AsRef<Path>, tensor: &Tensor) -> Result<(), NpyEr
 /// # Errors
 /// [`NpyError::Io`] naming the path.
 pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), NpyError> {
+    stage_with(path, |f| f.write_all(bytes))?.commit()
+}
+
+/// Writes `tensor` as npy to a temporary file beside `path`, flushed to disk but not yet
+/// visible at `path`: the first half of [`write_atomic`], for callers that write several
+/// files and want none of them to appear unless all of them could be written.
+///
+/// [`StagedWrite::commit`] renames the file into place; dropping the [`StagedWrite`] instead
+/// removes the temporary file and leaves `path` as it was.
+///
+/// # Errors
+/// As [`write_atomic`].
+///
+/// ```
+/// use bcast::{npy, Tensor};
+/// use ndarray::array;
+///
+/// let dir = std::env::temp_dir().join(format!("bcast-doc-stage-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let t: Tensor = array![true, false].into_dyn().into();
+/// let staged = npy::stage(dir.join("b.npy"), &t)?;
+/// assert!(!dir.join("b.npy").exists());
+/// staged.commit()?;
+/// assert!(dir.join("b.npy").exists());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn stage(path: impl AsRef<Path>, tensor: &Tensor) -> Result<StagedWrite, NpyError> {
+    let header = encode_header(tensor)?;
+    stage_with(path.as_ref(), |f| {
+        f.write_all(&header)?;
+        write_data(f, tensor)
+    })
+}
+
+/// An npy file written to a temporary file beside its destination and not yet renamed into
+/// place (see [`stage`]). Dropping it without [`commit`](Self::commit) removes the temporary
+/// file.
+#[derive(Debug)]
+#[must_use = "a staged write is discarded unless committed"]
+pub struct StagedWrite {
+    /// The temporary file; `None` once renamed.
+    tmp: Option<PathBuf>,
+    path: PathBuf,
+}
+
+impl StagedWrite {
+    /// The destination the file will have once committed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the temporary file over the destination, replacing any file there.
+    ///
+    /// # Errors
+    /// [`NpyError::Io`] naming the destination; the temporary file is then removed.
+    pub fn commit(mut self) -> Result<(), NpyError> {
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(());
+        };
+        fs::rename(&tmp, &self.path).map_err(|source| {
+            let _ = fs::remove_file(&tmp);
+            NpyError::Io {
+                path: self.path.clone(),
+                source,
+            }
+        })
+    }
+}
+
+impl Drop for StagedWrite {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Creates a fresh temporary file beside `path`, fills it with `fill`, flushes it to disk.
+fn stage_with(
+    path: &Path,
+    fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+) -> Result<StagedWrite, NpyError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let io = |source| NpyError::Io {
         path: path.to_path_buf(),
         source,
     };
+    // Checked first so that the error says "folder" rather than whatever rename would say.
     if path.is_dir() {
         return Err(io(std::io::Error::new(
             std::io::ErrorKind::IsADirectory,
@@ -116,26 +221,38 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), NpyError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(
-        ".{name}.tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new()
+    // Keep the temporary name within the usual 255-byte limit even for a long file name.
+    let name: String = name
+        .char_indices()
+        .take_while(|&(i, c)| i + c.len_utf8() <= 200)
+        .map(|(_, c)| c)
+        .collect();
+    let mut attempts = 0u32;
+    let (tmp, mut file) = loop {
+        attempts += 1;
+        let tmp = dir.join(format!(
+            ".{name}.tmp-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    Ok(())
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            // A stale file from an earlier process that had our id: try the next name.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 1000 => continue,
+            Err(e) => return Err(io(e)),
+        }
+    };
+    // From here on the guard removes the temporary file on any error.
+    let staged = StagedWrite {
+        tmp: Some(tmp),
+        path: path.to_path_buf(),
+    };
+    fill(&mut file).and_then(|()| file.sync_all()).map_err(io)?;
+    Ok(staged)
 }
 
 /// The parsed header of an npy file.
@@ -159,16 +276,18 @@ enum Endian {
 /// [`NpyError::Magic`], [`NpyError::Version`], [`NpyError::Truncated`], [`NpyError::Header`],
 /// [`NpyError::UnsupportedDtype`], [`NpyError::SizeMismatch`], [`NpyError::InvalidData`].
 pub fn from_bytes(bytes: &[u8]) -> Result<Tensor, NpyError> {
+    if bytes.is_empty() {
+        return Err(NpyError::Truncated("the file is empty".into()));
+    }
     if bytes.len() < 8 {
-        let magic_wrong = if bytes.len() >= 6 {
-            &bytes[..6] != MAGIC
-        } else {
-            !MAGIC.starts_with(bytes)
-        };
-        return Err(if magic_wrong {
+        let seen = bytes.len().min(MAGIC.len());
+        return Err(if bytes[..seen] != MAGIC[..seen] {
             NpyError::Magic
         } else {
-            NpyError::Truncated(format!("{} bytes, shorter than the preamble", bytes.len()))
+            NpyError::Truncated(format!(
+                "{} bytes, shorter than the 8-byte preamble",
+                bytes.len()
+            ))
         });
     }
     if &bytes[..6] != MAGIC {
@@ -225,7 +344,17 @@ fn decode(h: &Header, data: &[u8]) -> Result<Tensor, NpyError> {
     let expected = count.checked_mul(size).ok_or_else(|| {
         NpyError::Header(format!("shape {:?} of '{}' is too large", h.shape, h.descr))
     })?;
-    if data.len() != expected {
+    if data.len() < expected {
+        // A file cut short and a header claiming too much look the same; the first is the
+        // common case.
+        return Err(NpyError::Truncated(format!(
+            "the data is {} bytes but the header's shape {:?} of '{}' needs {expected}",
+            data.len(),
+            h.shape,
+            h.descr
+        )));
+    }
+    if data.len() > expected {
         return Err(NpyError::SizeMismatch {
             descr: h.descr.clone(),
             shape: h.shape.clone(),
@@ -513,14 +642,41 @@ impl Parser<'_> {
     }
 }
 
-/// Encodes a tensor as npy bytes (version 1.0, or 2.0 for a header over 64 KiB), C-order,
-/// little-endian.
+/// Encodes a tensor as npy bytes: C-order, little-endian, format version 1.0 (2.0 when the
+/// header does not fit 1.0's 16-bit length), the narrowest `<U<n>` that holds the strings
+/// (at least `<U1`).
+///
+/// The bytes are the ones `numpy.save` writes for the same array, header padding included
+/// (numpy leaves room for the first dim to grow to 21 digits and aligns the data to 64 bytes).
 ///
 /// # Errors
 /// [`NpyError::Unwritable`] for bf16, which npy has no dtype for.
+///
+/// ```
+/// use bcast::{npy, Tensor};
+/// use ndarray::array;
+///
+/// let t: Tensor = array![1.5f32, -0.0].into_dyn().into();
+/// let bytes = npy::to_bytes(&t)?;
+/// assert!(bytes.starts_with(b"\x93NUMPY\x01\x00"));
+/// assert_eq!((bytes.len() - 8) % 64, 0, "the 8 data bytes start on a 64-byte boundary");
+/// assert!(npy::from_bytes(&bytes)?.bit_equal(&t));
+/// # Ok::<(), bcast::npy::NpyError>(())
+/// ```
 pub fn to_bytes(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
-    let descr = match tensor {
-        Tensor::Bool(_) => "|b1".to_string(),
+    let mut out = encode_header(tensor)?;
+    if let Some(n) = data_len(tensor) {
+        // Only a hint: if it cannot be reserved up front, the vector grows as usual.
+        let _ = out.try_reserve_exact(n);
+    }
+    write_data(&mut out, tensor).expect("writing to a Vec cannot fail");
+    Ok(out)
+}
+
+/// The npy dtype string of a tensor: `|b1`, `<i4`, `<U5`, ...
+fn descr(tensor: &Tensor) -> Result<String, NpyError> {
+    Ok(match tensor {
+        Tensor::Bool(_) => "|b1".into(),
         Tensor::I8(_) => "|i1".into(),
         Tensor::I16(_) => "<i2".into(),
         Tensor::I32(_) => "<i4".into(),
@@ -532,20 +688,40 @@ pub fn to_bytes(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
         Tensor::F16(_) => "<f2".into(),
         Tensor::F32(_) => "<f4".into(),
         Tensor::F64(_) => "<f8".into(),
-        Tensor::String(a) => format!(
-            "<U{}",
-            a.iter()
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-                .max(1)
-        ),
+        Tensor::String(a) => format!("<U{}", string_width(a)),
         Tensor::BF16(_) => return Err(NpyError::Unwritable(DType::BF16)),
+    })
+}
+
+/// Characters per item of the `<U` dtype that holds every string (numpy's minimum is 1).
+fn string_width(a: &ArrayD<String>) -> usize {
+    a.iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// Bytes of data [`write_data`] writes, if that fits in `usize`.
+fn data_len(tensor: &Tensor) -> Option<usize> {
+    let item = match tensor {
+        Tensor::String(a) => string_width(a).checked_mul(4)?,
+        t => t.dtype().size(),
     };
+    tensor.len().checked_mul(item)
+}
+
+/// The magic, version, header length and header dictionary, laid out as `numpy.save` lays
+/// them out (numpy's `_write_array_header` and `_wrap_header`).
+fn encode_header(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
+    /// numpy pads the header so that the growth axis can later take this many digits.
+    const GROWTH_AXIS_MAX_DIGITS: usize = 21;
+    const ARRAY_ALIGN: usize = 64;
+    let descr = descr(tensor)?;
     let shape = tensor.shape();
-    let shape_text = match shape.len() {
-        0 => "()".to_string(),
-        1 => format!("({},)", shape[0]),
+    let shape_text = match shape {
+        [] => "()".to_string(),
+        [d] => format!("({d},)"),
         _ => format!(
             "({})",
             shape
@@ -555,66 +731,110 @@ pub fn to_bytes(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
                 .join(", ")
         ),
     };
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
-    // Pad with spaces and end in a newline so that the data starts on a 64-byte boundary.
-    let (major, len_size) = if dict.len() + 1 + 10 <= 65535 {
-        (1u8, 2usize)
-    } else {
-        (2, 4)
+    let mut dict =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
+    if let Some(first) = shape.first() {
+        let digits = first.to_string().len();
+        dict.extend(std::iter::repeat_n(
+            ' ',
+            GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
+        ));
+    }
+    // numpy's padding is 1..=64 spaces (a full 64 when already aligned), then a newline.
+    let with_newline = dict.len() + 1;
+    let padded = |len_size: usize| {
+        let used = MAGIC.len() + 2 + len_size + with_newline;
+        with_newline + ARRAY_ALIGN - used % ARRAY_ALIGN
     };
-    let unpadded = 8 + len_size + dict.len() + 1;
-    let pad = (64 - unpadded % 64) % 64;
-    let header_len = dict.len() + pad + 1;
-    let mut out = Vec::with_capacity(unpadded + pad + tensor.len() * tensor.dtype().size());
+    let (major, header_len) = match padded(2) {
+        n if n <= usize::from(u16::MAX) => (1u8, n),
+        _ => (2u8, padded(4)),
+    };
+    let mut out = Vec::with_capacity(12 + header_len);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[major, 0]);
-    if len_size == 2 {
-        out.extend_from_slice(&(header_len as u16).to_le_bytes());
+    if major == 1 {
+        let n = u16::try_from(header_len).expect("checked to fit above");
+        out.extend_from_slice(&n.to_le_bytes());
     } else {
-        out.extend_from_slice(&(header_len as u32).to_le_bytes());
+        let n = u32::try_from(header_len).map_err(|_| {
+            NpyError::Header(format!(
+                "a header of {header_len} bytes is too long for npy"
+            ))
+        })?;
+        out.extend_from_slice(&n.to_le_bytes());
     }
     out.extend_from_slice(dict.as_bytes());
-    out.extend(std::iter::repeat_n(b' ', pad));
+    out.extend(std::iter::repeat_n(b' ', header_len - with_newline));
     out.push(b'\n');
-    macro_rules! put {
-        ($a:expr) => {
-            for v in $a.iter() {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        };
-    }
-    // `iter()` walks in logical (row-major) order whatever the array's memory layout.
-    match tensor {
-        Tensor::Bool(a) => out.extend(a.iter().map(|&b| b as u8)),
-        Tensor::I8(a) => put!(a),
-        Tensor::I16(a) => put!(a),
-        Tensor::I32(a) => put!(a),
-        Tensor::I64(a) => put!(a),
-        Tensor::U8(a) => put!(a),
-        Tensor::U16(a) => put!(a),
-        Tensor::U32(a) => put!(a),
-        Tensor::U64(a) => put!(a),
-        Tensor::F16(a) => put!(a.mapv(|v| v.to_bits())),
-        Tensor::F32(a) => put!(a),
-        Tensor::F64(a) => put!(a),
-        Tensor::String(a) => {
-            let width = a
-                .iter()
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            for s in a.iter() {
-                let n = s.chars().count();
-                for c in s.chars() {
-                    out.extend_from_slice(&(c as u32).to_le_bytes());
-                }
-                out.extend(std::iter::repeat_n(0u8, (width - n) * 4));
-            }
-        }
-        Tensor::BF16(_) => unreachable!("refused above"),
-    }
     Ok(out)
+}
+
+/// Writes the elements in logical (row-major) order, little-endian.
+fn write_data(w: &mut impl Write, tensor: &Tensor) -> std::io::Result<()> {
+    match tensor {
+        Tensor::Bool(a) => write_plain(w, a, |&v| [u8::from(v)]),
+        Tensor::I8(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::I16(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::I32(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::I64(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::U8(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::U16(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::U32(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::U64(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::F16(a) => write_plain(w, a, |v| v.to_bits().to_le_bytes()),
+        Tensor::F32(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::F64(a) => write_plain(w, a, |v| v.to_le_bytes()),
+        Tensor::String(a) => {
+            let width = string_width(a);
+            let mut buf = Vec::with_capacity(WRITE_CHUNK);
+            for s in a.iter() {
+                let mut n = 0;
+                for c in s.chars() {
+                    buf.extend_from_slice(&u32::from(c).to_le_bytes());
+                    n += 1;
+                }
+                buf.extend(std::iter::repeat_n(0u8, (width - n) * 4));
+                if buf.len() >= WRITE_CHUNK {
+                    w.write_all(&buf)?;
+                    buf.clear();
+                }
+            }
+            w.write_all(&buf)
+        }
+        // `encode_header` refuses bf16 before any data is written.
+        Tensor::BF16(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "bf16 has no npy dtype",
+        )),
+    }
+}
+
+/// Bytes gathered before each write on the element-by-element path.
+const WRITE_CHUNK: usize = 1 << 16;
+
+/// Writes plain elements: a row-major array's memory as it is when the machine is
+/// little-endian (one write, no copy), otherwise element by element through a buffer.
+fn write_plain<T: bytemuck::NoUninit, const N: usize>(
+    w: &mut impl Write,
+    a: &ArrayD<T>,
+    to_le: impl Fn(&T) -> [u8; N],
+) -> std::io::Result<()> {
+    if cfg!(target_endian = "little") {
+        if let Some(values) = a.as_slice() {
+            // bool is stored as 0 or 1, which is npy's `|b1` too.
+            return w.write_all(bytemuck::cast_slice(values));
+        }
+    }
+    let mut buf = Vec::with_capacity(WRITE_CHUNK + N);
+    for v in a.iter() {
+        buf.extend_from_slice(&to_le(v));
+        if buf.len() >= WRITE_CHUNK {
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf)
 }
 
 #[cfg(test)]
@@ -674,6 +894,93 @@ mod tests {
     }
 
     #[test]
+    fn header_is_laid_out_as_numpy_save_lays_it_out() {
+        // np.save(f, np.zeros((2, 3), '<f4')) writes this header: 21 - len("2") growth
+        // spaces after the dictionary, then padding to 128 bytes.
+        let b = to_bytes(&ArrayD::<f32>::zeros(IxDyn(&[2, 3])).into()).unwrap();
+        let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+        assert_eq!(&b[..8], b"\x93NUMPY\x01\x00");
+        assert_eq!(u16::from_le_bytes([b[8], b[9]]), 118);
+        assert_eq!(&b[10..10 + dict.len()], dict.as_bytes());
+        assert!(b[10 + dict.len()..127].iter().all(|&c| c == b' '));
+        assert_eq!(b[127], b'\n');
+        assert_eq!(b.len(), 128 + 24);
+    }
+
+    #[test]
+    fn an_already_aligned_header_gets_a_full_64_bytes_of_padding() {
+        // numpy pads with 64 - (used % 64) spaces, never 0: find a shape whose header is
+        // aligned before padding and check the padding numpy would add.
+        let mut found = false;
+        for rank in 1..40 {
+            let t: Tensor = ArrayD::<u8>::zeros(IxDyn(&vec![1; rank])).into();
+            let b = to_bytes(&t).unwrap();
+            let header_len = usize::from(u16::from_le_bytes([b[8], b[9]]));
+            let text = std::str::from_utf8(&b[10..10 + header_len]).unwrap();
+            let unpadded = text.trim_end_matches([' ', '\n']).len() + 20;
+            // numpy's rule: unpadded = dict + growth spaces; pad = 64 - (10 + unpadded + 1) % 64.
+            let pad = 64 - (10 + unpadded + 1) % 64;
+            assert_eq!(header_len, unpadded + pad + 1, "rank {rank}");
+            found |= pad == 64;
+        }
+        assert!(found, "no rank below 40 hit the aligned case");
+    }
+
+    #[test]
+    fn a_header_too_long_for_version_1_switches_to_version_2() {
+        // Each dim of 1 adds "1, " to the header: near rank 21_830 the padded header passes
+        // the 65535 bytes a version 1.0 length can say, and the file must be version 2.0.
+        let mut found_v2 = false;
+        for rank in [21_000usize, 21_800, 21_830, 21_840, 21_850, 30_000] {
+            let t: Tensor = ArrayD::<u8>::zeros(IxDyn(&vec![1; rank])).into();
+            let b = to_bytes(&t).unwrap();
+            let (header_len, start) = if b[6] == 1 {
+                (usize::from(u16::from_le_bytes([b[8], b[9]])), 10)
+            } else {
+                assert_eq!(b[6], 2);
+                found_v2 = true;
+                (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12)
+            };
+            assert_eq!((start + header_len) % 64, 0);
+            assert_eq!(b.len(), start + header_len + 1);
+            assert!(from_bytes(&b).unwrap().bit_equal(&t), "rank {rank}");
+        }
+        assert!(found_v2);
+    }
+
+    #[test]
+    fn non_contiguous_arrays_are_written_in_logical_order() {
+        let a = array![[1i32, 2, 3], [4, 5, 6]].into_dyn();
+        let t: Tensor = a.t().to_owned().into_dyn().into();
+        let back = from_bytes(&to_bytes(&t).unwrap()).unwrap();
+        assert!(back.bit_equal(&array![[1i32, 4], [2, 5], [3, 6]].into_dyn().into()));
+        let f: Tensor = a.reversed_axes().into();
+        let back = from_bytes(&to_bytes(&f).unwrap()).unwrap();
+        assert!(back.bit_equal(&array![[1i32, 4], [2, 5], [3, 6]].into_dyn().into()));
+    }
+
+    #[test]
+    fn staged_write_is_invisible_until_committed_and_removed_if_dropped() {
+        let dir = std::env::temp_dir().join(format!("bcast-npy-stage-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.npy");
+        fs::write(&path, b"old").unwrap();
+        let t: Tensor = array![7u64].into_dyn().into();
+        drop(stage(&path, &t).unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        let staged = stage(&path, &t).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        staged.commit().unwrap();
+        assert!(read(&path).unwrap().bit_equal(&t));
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("x.npy")]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn big_endian_input_is_read() {
         let t = from_bytes(&npy(
             ">i4",
@@ -696,32 +1003,39 @@ mod tests {
     }
 
     #[test]
-    fn header_that_lies_about_size_is_refused() {
+    fn data_shorter_than_the_header_says_is_truncated() {
         let e = from_bytes(&npy("<f4", false, "(3,)", &[0; 8])).unwrap_err();
+        assert!(matches!(e, NpyError::Truncated(_)), "{e}");
+        assert!(e.to_string().contains("needs 12"), "{e}");
+    }
+
+    #[test]
+    fn data_longer_than_the_header_says_is_a_size_mismatch() {
+        let e = from_bytes(&npy("<f4", false, "(1,)", &[0; 8])).unwrap_err();
         assert!(
             matches!(
                 e,
                 NpyError::SizeMismatch {
-                    expected: 12,
+                    expected: 4,
                     actual: 8,
                     ..
                 }
             ),
             "{e}"
         );
-        let e = from_bytes(&npy("<f4", false, "(1,)", &[0; 8])).unwrap_err();
-        assert!(matches!(e, NpyError::SizeMismatch { .. }));
     }
 
     #[test]
     fn huge_declared_shape_with_tiny_data_is_refused_before_allocating() {
         let e = from_bytes(&npy("<f8", false, "(1000000000000, 1000000)", &[0; 8])).unwrap_err();
         assert!(
-            matches!(e, NpyError::SizeMismatch { .. } | NpyError::Header(_)),
+            matches!(e, NpyError::Truncated(_) | NpyError::Header(_)),
             "{e}"
         );
         let e = from_bytes(&npy("<f8", false, "(99999999999999999999999,)", &[])).unwrap_err();
         assert!(matches!(e, NpyError::Header(_)), "{e}");
+        let e = from_bytes(&npy("<U999999999", false, "(1,)", &[])).unwrap_err();
+        assert!(matches!(e, NpyError::Truncated(_)), "{e}");
     }
 
     #[test]

@@ -18,6 +18,9 @@ fn explicit(axes: &[usize]) -> Mode {
     }
 }
 
+/// Two shapes and the result the spec lists (`None`: no broadcast).
+type ShapeCase<'a> = (&'a [usize], &'a [usize], Option<&'a [usize]>);
+
 fn flat<T: Clone>(a: &ArrayD<T>) -> Vec<T> {
     a.iter().cloned().collect()
 }
@@ -26,7 +29,7 @@ fn flat<T: Clone>(a: &ArrayD<T>) -> Vec<T> {
 
 #[test]
 fn rules_numpy_examples_give_the_listed_result_shapes() {
-    let cases: [(&[usize], &[usize], Option<&[usize]>); 11] = [
+    let cases: [ShapeCase; 11] = [
         (&[], &[], Some(&[])),
         (&[2, 3], &[1], Some(&[2, 3])),
         (&[3], &[2, 3], Some(&[2, 3])),

@@ -1,11 +1,64 @@
-//! `bcast conformance` (not built yet).
+//! `bcast conformance [DIR ...]`: runs every case folder under the given folders.
+//!
+//! Prints one line per failing case (`FAIL <folder>: <reason>`), then `N passed, M failed`
+//! alone on the last line. Exit code 1 when a case failed, 2 when the folders cannot be
+//! searched or hold no case.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bcast::conformance;
 
 use super::{CliError, CliResult};
 
+/// The suite's folder, relative to the current folder or, failing that, to the source tree
+/// this binary was built from.
+const SUITE: &str = "conformance";
+
 /// Arguments of `bcast conformance`.
 #[derive(clap::Args)]
-pub struct ConformanceArgs {}
+pub struct ConformanceArgs {
+    /// Folders searched recursively for case folders (a folder holding case.json). Default:
+    /// ./conformance, or the conformance/ folder of the source tree bcast was built from.
+    dirs: Vec<PathBuf>,
+    /// Also print one line per passing case.
+    #[arg(long, short)]
+    verbose: bool,
+}
 
-pub fn main(_: ConformanceArgs) -> CliResult {
-    Err(CliError("`bcast conformance` is not built yet".into()))
+pub fn main(args: ConformanceArgs) -> CliResult {
+    let dirs = if args.dirs.is_empty() {
+        vec![default_suite()?]
+    } else {
+        args.dirs
+    };
+    let report = conformance::run_dirs(&dirs).map_err(|e| CliError(e.to_string()))?;
+    for outcome in &report.outcomes {
+        if !outcome.passed() {
+            println!("FAIL {outcome}");
+        } else if args.verbose {
+            println!("PASS {outcome}");
+        }
+    }
+    println!("{}", report.summary());
+    Ok(if report.failed() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn default_suite() -> Result<PathBuf, CliError> {
+    let here = PathBuf::from(SUITE);
+    if here.is_dir() {
+        return Ok(here);
+    }
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE);
+    if built_from.is_dir() {
+        return Ok(built_from);
+    }
+    Err(CliError(format!(
+        "no folder given, and neither ./{SUITE} nor {} exists",
+        built_from.display()
+    )))
 }

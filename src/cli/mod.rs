@@ -51,6 +51,19 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
+        ErrorKind::MissingRequiredArgument => {
+            // clap names the missing arguments on the lines after its first, which alone
+            // would not say what is missing.
+            let text = e.to_string();
+            let missing: Vec<&str> = text
+                .lines()
+                .skip(1)
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            eprintln!("error: missing required arguments: {}", missing.join(", "));
+            ExitCode::from(2)
+        }
         _ => {
             let text = e.to_string();
             let first = text

@@ -1,0 +1,188 @@
+//! Exact comparison of an expected and an actual tensor, with a reason that locates the first
+//! difference.
+
+use std::fmt::Debug;
+
+use half::{bf16, f16};
+use ndarray::{ArrayD, Dimension};
+
+use crate::error::Dims;
+use crate::tensor::Tensor;
+
+/// `Ok` when `actual` has the dtype, shape and elements of `expected`: numbers by their bits
+/// (a NaN equals a NaN with the same payload, `-0.0 != 0.0`), strings by value.
+///
+/// # Errors
+/// The first of: a dtype difference, a shape difference, and the count of differing elements
+/// with the first one's index and both values.
+pub(crate) fn exact(expected: &Tensor, actual: &Tensor) -> Result<(), String> {
+    if expected.dtype() != actual.dtype() {
+        return Err(format!(
+            "dtype differs: expected {}, got {}",
+            expected.dtype(),
+            actual.dtype()
+        ));
+    }
+    if expected.shape() != actual.shape() {
+        return Err(format!(
+            "shape differs: expected {}, got {}",
+            Dims(expected.shape().to_vec()),
+            Dims(actual.shape().to_vec())
+        ));
+    }
+    let diff = match (expected, actual) {
+        (Tensor::Bool(e), Tensor::Bool(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::I8(e), Tensor::I8(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::I16(e), Tensor::I16(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::I32(e), Tensor::I32(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::I64(e), Tensor::I64(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::U8(e), Tensor::U8(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::U16(e), Tensor::U16(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::U32(e), Tensor::U32(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::U64(e), Tensor::U64(a)) => differences(e, a, |x, y| x == y, plain),
+        (Tensor::F16(e), Tensor::F16(a)) => differences(
+            e,
+            a,
+            |x, y| x.to_bits() == y.to_bits(),
+            |v: &f16| format!("{v:?} (bits {:#06x})", v.to_bits()),
+        ),
+        (Tensor::BF16(e), Tensor::BF16(a)) => differences(
+            e,
+            a,
+            |x, y| x.to_bits() == y.to_bits(),
+            |v: &bf16| format!("{v:?} (bits {:#06x})", v.to_bits()),
+        ),
+        (Tensor::F32(e), Tensor::F32(a)) => differences(
+            e,
+            a,
+            |x, y| x.to_bits() == y.to_bits(),
+            |v: &f32| format!("{v:?} (bits {:#010x})", v.to_bits()),
+        ),
+        (Tensor::F64(e), Tensor::F64(a)) => differences(
+            e,
+            a,
+            |x, y| x.to_bits() == y.to_bits(),
+            |v: &f64| format!("{v:?} (bits {:#018x})", v.to_bits()),
+        ),
+        (Tensor::String(e), Tensor::String(a)) => differences(e, a, |x, y| x == y, plain),
+        // Equal dtypes were checked above, so the variants match.
+        _ => None,
+    };
+    match diff {
+        None => Ok(()),
+        Some(d) => Err(format!(
+            "{} of {} elements differ; first at index {}: expected {}, got {}",
+            d.count,
+            expected.len(),
+            Dims(d.index),
+            d.expected,
+            d.actual
+        )),
+    }
+}
+
+fn plain<T: Debug>(v: &T) -> String {
+    format!("{v:?}")
+}
+
+/// Where two same-shaped arrays first differ, and how often they do.
+struct Difference {
+    count: usize,
+    index: Vec<usize>,
+    expected: String,
+    actual: String,
+}
+
+fn differences<T>(
+    expected: &ArrayD<T>,
+    actual: &ArrayD<T>,
+    same: impl Fn(&T, &T) -> bool,
+    show: impl Fn(&T) -> String,
+) -> Option<Difference> {
+    let mut first: Option<Difference> = None;
+    let mut count = 0;
+    // Both arrays are walked in logical (row-major) order whatever their memory layout.
+    for ((index, e), a) in expected.indexed_iter().zip(actual.iter()) {
+        if !same(e, a) {
+            count += 1;
+            if first.is_none() {
+                first = Some(Difference {
+                    count: 0,
+                    index: index.slice().to_vec(),
+                    expected: show(e),
+                    actual: show(a),
+                });
+            }
+        }
+    }
+    first.map(|d| Difference { count, ..d })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn t<T>(a: ArrayD<T>) -> Tensor
+    where
+        Tensor: From<ArrayD<T>>,
+    {
+        Tensor::from(a)
+    }
+
+    #[test]
+    fn nan_equals_itself_by_bits_but_not_another_payload() {
+        let nan = f32::from_bits(0x7fc0_0001);
+        let e = t(array![nan, 1.0].into_dyn());
+        assert!(exact(&e, &t(array![nan, 1.0].into_dyn())).is_ok());
+        let err = exact(&e, &t(array![f32::NAN, 1.0].into_dyn())).unwrap_err();
+        assert_eq!(
+            err,
+            "1 of 2 elements differ; first at index [0]: expected NaN (bits 0x7fc00001), got NaN (bits 0x7fc00000)"
+        );
+    }
+
+    #[test]
+    fn negative_zero_is_not_zero() {
+        let e = t(array![[-0.0f64, 0.0]].into_dyn());
+        assert!(exact(&e, &t(array![[0.0f64, 0.0]].into_dyn())).is_err());
+    }
+
+    #[test]
+    fn dtype_and_shape_are_checked_first() {
+        let e = t(array![1i32, 2].into_dyn());
+        assert_eq!(
+            exact(&e, &t(array![1i64, 2].into_dyn())).unwrap_err(),
+            "dtype differs: expected i32, got i64"
+        );
+        assert_eq!(
+            exact(&e, &t(array![[1i32, 2]].into_dyn())).unwrap_err(),
+            "shape differs: expected [2], got [1,2]"
+        );
+    }
+
+    #[test]
+    fn counts_every_difference_and_names_the_first_index() {
+        let e = t(array![[1u8, 2, 3], [4, 5, 6]].into_dyn());
+        let a = t(array![[1u8, 2, 3], [4, 0, 0]].into_dyn());
+        assert_eq!(
+            exact(&e, &a).unwrap_err(),
+            "2 of 6 elements differ; first at index [1,1]: expected 5, got 0"
+        );
+    }
+
+    #[test]
+    fn layouts_do_not_matter() {
+        let c = array![[1i16, 2, 3], [4, 5, 6]].into_dyn();
+        let f = c.t().as_standard_layout().t().to_owned();
+        assert!(!f.is_standard_layout());
+        assert!(exact(&t(c), &t(f)).is_ok());
+    }
+
+    #[test]
+    fn strings_compare_by_value() {
+        let e = t(array!["a".to_string(), "bé".into()].into_dyn());
+        assert!(exact(&e, &t(array!["a".to_string(), "bé".into()].into_dyn())).is_ok());
+        assert!(exact(&e, &t(array!["a".to_string(), "b".into()].into_dyn())).is_err());
+    }
+}

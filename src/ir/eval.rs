@@ -1,0 +1,395 @@
+//! Runs the graph, layer by layer in topological order.
+//!
+//! The same walk serves twice. At load time ([`Pass::Infer`]) the Parameters stand for their
+//! declared shapes and nothing large is computed: Consts and ShapeOfs give values, Broadcasts
+//! give shapes, so a static model's every port is checked and every rule error is found
+//! before any input is given. At run time ([`Pass::Run`]) every value is a tensor.
+
+use std::borrow::Cow;
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::element::DType;
+use crate::error::{BroadcastError, Dims};
+use crate::ir::error::{IrError, LayerRef, PortDirection};
+use crate::ir::graph::{Graph, IrMode, Node, Op, Port};
+use crate::kernel::Parallelism;
+use crate::mode::Mode;
+use crate::tensor::Tensor;
+
+/// What is known of one output: its tensor, or only its element type and maybe its shape.
+#[derive(Debug, Clone)]
+pub(crate) enum Value<'a> {
+    Tensor(Cow<'a, Tensor>),
+    Meta {
+        dtype: DType,
+        shape: Option<Vec<usize>>,
+    },
+}
+
+impl Value<'_> {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Value::Tensor(t) => t.dtype(),
+            Value::Meta { dtype, .. } => *dtype,
+        }
+    }
+
+    pub fn shape(&self) -> Option<&[usize]> {
+        match self {
+            Value::Tensor(t) => Some(t.shape()),
+            Value::Meta { shape, .. } => shape.as_deref(),
+        }
+    }
+}
+
+/// Which walk this is.
+pub(crate) enum Pass<'a> {
+    /// Load time: Parameters are their declarations.
+    Infer,
+    /// Run time: one tensor per Parameter, in `Graph::parameters` order, and the output
+    /// shapes the load-time pass already knew (those ports were checked then).
+    Run {
+        inputs: Vec<&'a Tensor>,
+        known: &'a [Vec<Option<Vec<usize>>>],
+    },
+}
+
+/// What a walk found.
+pub(crate) struct Outcome<'a> {
+    /// One per Result, in `Graph::results` order.
+    pub results: Vec<Value<'a>>,
+    /// The shape of every output port, where known: `shapes[node][output]`.
+    pub shapes: Vec<Vec<Option<Vec<usize>>>>,
+    /// The element type of every layer's output (`None` for Results).
+    pub dtypes: Vec<Option<DType>>,
+}
+
+/// Walks the graph.
+///
+/// # Errors
+/// Any [`IrError`] a layer raises: a Broadcast rule, a bad `target_shape`, a port whose
+/// declared dims or precision differ from what is computed, a Parameter input of the
+/// wrong type or shape.
+pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<'a>, IrError> {
+    let mut values: Vec<Vec<Option<Value<'a>>>> = graph
+        .nodes
+        .iter()
+        .map(|n| n.outputs.iter().map(|_| None).collect())
+        .collect();
+    let mut shapes: Vec<Vec<Option<Vec<usize>>>> = graph
+        .nodes
+        .iter()
+        .map(|n| vec![None; n.outputs.len()])
+        .collect();
+    let mut dtypes: Vec<Option<DType>> = vec![None; graph.nodes.len()];
+    let mut uses_left = graph.uses.clone();
+    let mut results: Vec<Option<Value<'a>>> = graph.results.iter().map(|_| None).collect();
+    const KEPT: &str =
+        "topological order: a source is computed before its readers and kept until its last reader";
+
+    for &i in &graph.order {
+        let node = &graph.nodes[i];
+        for (port, src) in node.inputs.iter().zip(&node.sources) {
+            let v = values[src.node][src.output].as_ref().expect(KEPT);
+            check_port(
+                node,
+                PortDirection::Input,
+                port,
+                v,
+                pass,
+                known(pass, src.node, src.output),
+            )?;
+        }
+        if let Op::Result = node.op {
+            let src = node.sources[0];
+            let left = &mut uses_left[src.node][src.output];
+            *left -= 1;
+            let slot = &mut values[src.node][src.output];
+            let v = if *left == 0 {
+                slot.take().expect(KEPT)
+            } else {
+                slot.clone().expect(KEPT)
+            };
+            let position = graph.slot[i].expect("a Result has a slot");
+            results[position] = Some(v);
+            continue;
+        }
+        let out = {
+            let inputs: Vec<&Value<'a>> = node
+                .sources
+                .iter()
+                .map(|s| values[s.node][s.output].as_ref().expect(KEPT))
+                .collect();
+            compute(graph, i, &inputs, pass)?
+        };
+        check_port(
+            node,
+            PortDirection::Output,
+            &node.outputs[0],
+            &out,
+            pass,
+            known(pass, i, 0),
+        )?;
+        shapes[i][0] = out.shape().map(<[usize]>::to_vec);
+        dtypes[i] = Some(out.dtype());
+        if graph.uses[i][0] > 0 {
+            values[i][0] = Some(out);
+        }
+        for s in &node.sources {
+            let left = &mut uses_left[s.node][s.output];
+            *left -= 1;
+            if *left == 0 {
+                values[s.node][s.output] = None;
+            }
+        }
+    }
+    Ok(Outcome {
+        results: results
+            .into_iter()
+            .map(|r| r.expect("every Result is in the order"))
+            .collect(),
+        shapes,
+        dtypes,
+    })
+}
+
+/// Whether the load-time pass already knew (and so checked) this output's shape.
+fn known(pass: &Pass<'_>, node: usize, output: usize) -> bool {
+    match pass {
+        Pass::Infer => false,
+        Pass::Run { known, .. } => known
+            .get(node)
+            .and_then(|k| k.get(output))
+            .is_some_and(Option::is_some),
+    }
+}
+
+/// Compares a port's declared precision and dims with the value on it.
+///
+/// A port with no `<dim>` is rank 0, or, when the shape depends on a dynamic input, may be
+/// OpenVINO's way of writing "any rank": at run time such ports accept any shape.
+fn check_port(
+    node: &Node,
+    direction: PortDirection,
+    port: &Port,
+    value: &Value<'_>,
+    pass: &Pass<'_>,
+    already_checked: bool,
+) -> Result<(), IrError> {
+    if already_checked {
+        return Ok(());
+    }
+    if let Some(declared) = port.precision {
+        if declared != value.dtype() {
+            return Err(IrError::PortType {
+                layer: node.layer.clone(),
+                direction,
+                port: port.id,
+                declared,
+                computed: value.dtype(),
+            });
+        }
+    }
+    let Some(shape) = value.shape() else {
+        return Ok(());
+    };
+    let dynamic_rank_possible = matches!(pass, Pass::Run { .. })
+        && port.dims == crate::ir::types::IrShape::Dims(Vec::new());
+    if !dynamic_rank_possible && !port.dims.accepts(shape) {
+        return Err(IrError::PortShape {
+            layer: node.layer.clone(),
+            direction,
+            port: port.id,
+            declared: port.dims.clone(),
+            computed: Dims(shape.to_vec()),
+        });
+    }
+    Ok(())
+}
+
+fn compute<'a>(
+    graph: &'a Graph,
+    index: usize,
+    inputs: &[&Value<'a>],
+    pass: &Pass<'a>,
+) -> Result<Value<'a>, IrError> {
+    let node = &graph.nodes[index];
+    let layer = &node.layer;
+    match &node.op {
+        Op::Parameter { dtype, shape } => match pass {
+            Pass::Infer => Ok(Value::Meta {
+                dtype: *dtype,
+                shape: shape.to_static(),
+            }),
+            Pass::Run { inputs, .. } => {
+                let position = graph.slot[index].expect("a Parameter has a slot");
+                let t = inputs[position];
+                if t.dtype() != *dtype || !shape.accepts(t.shape()) {
+                    return Err(IrError::InputMismatch {
+                        layer: layer.clone(),
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                        got_dtype: t.dtype(),
+                        got_shape: Dims(t.shape().to_vec()),
+                    });
+                }
+                Ok(Value::Tensor(Cow::Borrowed(t)))
+            }
+        },
+        Op::Const { value } => Ok(Value::Tensor(Cow::Borrowed(value))),
+        Op::ShapeOf { output_type } => match inputs[0].shape() {
+            Some(shape) => Ok(Value::Tensor(Cow::Owned(shape_tensor(
+                shape,
+                *output_type,
+                layer,
+            )?))),
+            None => Ok(Value::Meta {
+                dtype: *output_type,
+                shape: None,
+            }),
+        },
+        Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass),
+        Op::Result => unreachable!("Results are taken by the walk"),
+    }
+}
+
+fn shape_tensor(shape: &[usize], dtype: DType, layer: &LayerRef) -> Result<Tensor, IrError> {
+    let len = [shape.len()];
+    Ok(match dtype {
+        DType::I32 => {
+            let dims = shape
+                .iter()
+                .map(|&d| {
+                    i32::try_from(d).map_err(|_| IrError::ShapeOfOverflow {
+                        layer: layer.clone(),
+                        dim: d,
+                    })
+                })
+                .collect::<Result<Vec<i32>, _>>()?;
+            Tensor::I32(ArrayD::from_shape_vec(IxDyn(&len), dims).expect("one value per axis"))
+        }
+        // Dims are at most isize::MAX (every shape bcast builds passes `checked_len`).
+        _ => Tensor::I64(
+            ArrayD::from_shape_vec(IxDyn(&len), shape.iter().map(|&d| d as i64).collect())
+                .expect("one value per axis"),
+        ),
+    })
+}
+
+fn is_integer(dtype: DType) -> bool {
+    matches!(
+        dtype,
+        DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64
+            | DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::U64
+    )
+}
+
+/// Reads a `target_shape` or `axes_mapping` input: a 1-D tensor of non-negative integers.
+/// `None` while its values are not known (load time, fed by a Parameter).
+fn index_list(
+    layer: &LayerRef,
+    input: &'static str,
+    value: &Value<'_>,
+) -> Result<Option<Vec<usize>>, IrError> {
+    let fail = |problem: String| IrError::ShapeInput {
+        layer: layer.clone(),
+        input,
+        problem,
+    };
+    if !is_integer(value.dtype()) {
+        return Err(fail(format!(
+            "must be an integer tensor, but is {}",
+            value.dtype()
+        )));
+    }
+    if let Some(shape) = value.shape() {
+        if shape.len() != 1 {
+            return Err(fail(format!(
+                "must be 1-D, but has shape {}",
+                Dims(shape.to_vec())
+            )));
+        }
+    }
+    let Value::Tensor(t) = value else {
+        return Ok(None);
+    };
+    macro_rules! convert {
+        ($a:expr) => {{
+            let ints: Vec<_> = $a.iter().copied().collect();
+            if input == "axes_mapping" {
+                crate::shape::axes_from_ints(&ints)
+            } else {
+                crate::shape::shape_from_ints(&ints)
+            }
+        }};
+    }
+    let converted = match t.as_ref() {
+        Tensor::I8(a) => convert!(a),
+        Tensor::I16(a) => convert!(a),
+        Tensor::I32(a) => convert!(a),
+        Tensor::I64(a) => convert!(a),
+        Tensor::U8(a) => convert!(a),
+        Tensor::U16(a) => convert!(a),
+        Tensor::U32(a) => convert!(a),
+        Tensor::U64(a) => convert!(a),
+        _ => unreachable!("the element type was checked above"),
+    };
+    converted.map(Some).map_err(|e| {
+        fail(match e {
+            BroadcastError::NegativeValue { index, value, .. } => {
+                format!("value {value} at index {index} is negative")
+            }
+            BroadcastError::ValueTooLarge { index, value, .. } => {
+                format!("value {value} at index {index} does not fit in usize")
+            }
+            other => other.to_string(),
+        })
+    })
+}
+
+fn broadcast<'a>(
+    layer: &LayerRef,
+    mode: IrMode,
+    inputs: &[&Value<'a>],
+    pass: &Pass<'a>,
+) -> Result<Value<'a>, IrError> {
+    let data = inputs[0];
+    let target = index_list(layer, "target_shape", inputs[1])?;
+    let axes = match mode {
+        IrMode::Explicit => index_list(layer, "axes_mapping", inputs[2])?,
+        _ => Some(Vec::new()),
+    };
+    let (Some(data_shape), Some(target), Some(axes)) = (data.shape(), target, axes) else {
+        return Ok(Value::Meta {
+            dtype: data.dtype(),
+            shape: None,
+        });
+    };
+    let mode = match mode {
+        IrMode::Numpy => Mode::Numpy,
+        IrMode::Explicit => Mode::Explicit { axes_mapping: axes },
+        IrMode::Bidirectional => Mode::Bidirectional,
+        IrMode::Pdpd { axis } => Mode::Pdpd { axis },
+    };
+    let rule = |source: BroadcastError| IrError::Broadcast {
+        layer: layer.clone(),
+        source: Box::new(source),
+    };
+    let plan = crate::planners::plan(data_shape, &target, &mode).map_err(rule)?;
+    match (pass, data) {
+        (Pass::Run { .. }, Value::Tensor(t)) => Ok(Value::Tensor(Cow::Owned(
+            t.run_plan(&plan, Parallelism::Auto).map_err(rule)?,
+        ))),
+        _ => Ok(Value::Meta {
+            dtype: data.dtype(),
+            shape: Some(plan.output_shape().to_vec()),
+        }),
+    }
+}

@@ -1,0 +1,275 @@
+//! OpenVINO IR models built from Broadcast layers, run without OpenVINO.
+//!
+//! [`Model::load`] reads an IR (version 10 or 11: the `.xml` topology and its `.bin` weights)
+//! whose layers are `Parameter`, `Const`, `Broadcast` (opset1 and opset3), `ShapeOf` (opset1
+//! and opset3) and `Result`, in any number and order. [`Model::run`] runs it on
+//! [`Tensor`]s and returns one tensor per Result.
+//!
+//! Loading checks everything the files say and trusts none of it: a layer type bcast does
+//! not run, a missing or short `.bin`, an offset past its end, an edge to a port that does
+//! not exist, a cycle, a negative `target_shape` value, a Broadcast rule broken, or port
+//! dims in the `.xml` that differ from what bcast computes are each an [`IrError`] naming
+//! the layer's id, name and type. When every Parameter has a static shape, all of this is
+//! found at load time.
+//!
+//! How IR attributes map to [`Mode`](crate::Mode): `numpy`, `bidirectional`, `explicit`
+//! and its alias `none` (axes from the third input), and `pdpd` with its axis from
+//! `mode.auto_broadcast_axis` (opset1) or `mode.mode.axis` (opset3), the names OpenVINO
+//! 2026.4 writes and reads (the short names `auto_broadcast_axis` and `axis` are read too;
+//! an absent axis is 0, as OpenVINO reads it). bcast's rules are stricter than OpenVINO's in
+//! places (see [`crate::planners`]); such a model is refused with the rule it breaks.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use bcast::{ir::Model, Tensor};
+//! use ndarray::array;
+//!
+//! let xml = r#"<net name="bias" version="11"><layers>
+//!   <layer id="0" name="x" type="Parameter" version="opset1">
+//!     <data shape="3" element_type="f32"/>
+//!     <output><port id="0" precision="FP32"><dim>3</dim></port></output></layer>
+//!   <layer id="1" name="target" type="Const" version="opset1">
+//!     <data element_type="i64" shape="2" offset="0" size="16"/>
+//!     <output><port id="0" precision="I64"><dim>2</dim></port></output></layer>
+//!   <layer id="2" name="b" type="Broadcast" version="opset3">
+//!     <data mode="numpy"/>
+//!     <input><port id="0"><dim>3</dim></port><port id="1"><dim>2</dim></port></input>
+//!     <output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>
+//!   <layer id="3" name="y" type="Result" version="opset1">
+//!     <input><port id="0"><dim>2</dim><dim>3</dim></port></input></layer>
+//! </layers><edges>
+//!   <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+//!   <edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+//!   <edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+//! </edges></net>"#;
+//! let weights: Vec<u8> = [2i64, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+//! let model = Model::from_xml(xml, &weights)?;
+//! assert_eq!(model.inputs()[0].name, "x");
+//! assert_eq!(model.outputs()[0].shape.to_string(), "[2,3]");
+//!
+//! let x = Tensor::from(array![1.0f32, 2.0, 3.0].into_dyn());
+//! let outputs = model.run(&HashMap::from([("x".to_string(), x)]))?;
+//! assert_eq!(outputs[0].0, "y");
+//! assert_eq!(outputs[0].1, Tensor::from(array![[1.0f32, 2.0, 3.0], [1.0, 2.0, 3.0]].into_dyn()));
+//! # Ok::<(), bcast::ir::IrError>(())
+//! ```
+
+mod describe;
+mod error;
+mod eval;
+mod graph;
+mod types;
+mod weights;
+mod xml;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use error::{IrError, LayerRef, PortDirection};
+pub use types::{dtype_from_ir, Dim, IrShape};
+
+use crate::element::DType;
+use crate::tensor::Tensor;
+use eval::{Pass, Value};
+use graph::{Graph, Op};
+
+/// A model input (a Parameter) or output (a Result): its name, element type and shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// The layer's `name`: the key of [`Model::run`]'s inputs, the name of its outputs.
+    pub name: String,
+    /// The element type.
+    pub dtype: DType,
+    /// The shape: as declared for an input; for an output, as computed at load time when
+    /// every input is static, otherwise as declared on the Result's port.
+    pub shape: IrShape,
+}
+
+/// A loaded, checked IR model.
+#[derive(Debug, Clone)]
+pub struct Model {
+    graph: Graph,
+    /// The shape of every output port found at load time: `known[node][output]`.
+    known: Vec<Vec<Option<Vec<usize>>>>,
+    /// The element type of every layer's output (`None` for Results).
+    dtypes: Vec<Option<DType>>,
+    inputs: Vec<TensorInfo>,
+    outputs: Vec<TensorInfo>,
+}
+
+impl Model {
+    /// Loads `xml_path` and its weights: `bin_path`, or the `.xml`'s sibling with the
+    /// extension `.bin`. The weights are read only if the model has a Const.
+    ///
+    /// # Errors
+    /// [`IrError::Io`] if the `.xml` cannot be read, [`IrError::MissingWeights`] if a Const
+    /// needs a `.bin` that cannot be read, and every check of [`Model::from_xml`].
+    ///
+    /// ```no_run
+    /// let model = bcast::ir::Model::load("model.xml", None)?;
+    /// for input in model.inputs() {
+    ///     println!("{}: {} {}", input.name, input.dtype, input.shape);
+    /// }
+    /// # Ok::<(), bcast::ir::IrError>(())
+    /// ```
+    pub fn load(xml_path: impl AsRef<Path>, bin_path: Option<&Path>) -> Result<Model, IrError> {
+        let xml_path = xml_path.as_ref();
+        let text = std::fs::read_to_string(xml_path).map_err(|source| IrError::Io {
+            path: xml_path.to_path_buf(),
+            source,
+        })?;
+        let net = xml::parse(&text, &xml_path.display().to_string())?;
+        let bin_path: PathBuf =
+            bin_path.map_or_else(|| xml_path.with_extension("bin"), Path::to_path_buf);
+        let bin = match net.layers.iter().find(|l| l.layer.kind == "Const") {
+            Some(first_const) => {
+                std::fs::read(&bin_path).map_err(|source| IrError::MissingWeights {
+                    layer: first_const.layer.clone(),
+                    path: bin_path.clone(),
+                    source,
+                })?
+            }
+            None => Vec::new(),
+        };
+        Model::from_net(net, &bin)
+    }
+
+    /// Builds a model from the text of an `.xml` and the bytes of its `.bin`.
+    ///
+    /// # Errors
+    /// Every check described in the [module documentation](self): malformed XML, an IR
+    /// version other than 10 or 11, an unsupported layer type or element type, a bad
+    /// attribute, a Const outside the weights, an edge to a missing layer or port, an
+    /// unconnected or doubly connected input, a cycle, no Result, two Parameters or two
+    /// Results with one name, and, for models whose Parameters are static, any error
+    /// [`Model::run`] would find in the layers.
+    pub fn from_xml(xml_text: &str, weights: &[u8]) -> Result<Model, IrError> {
+        Model::from_net(xml::parse(xml_text, "<memory>")?, weights)
+    }
+
+    fn from_net(net: xml::RawNet, bin: &[u8]) -> Result<Model, IrError> {
+        let graph = graph::build(net, bin)?;
+        let (known, dtypes, outputs) = {
+            let outcome = eval::evaluate(&graph, &Pass::Infer)?;
+            let outputs = graph
+                .results
+                .iter()
+                .zip(&outcome.results)
+                .map(|(&r, value)| {
+                    let node = &graph.nodes[r];
+                    TensorInfo {
+                        name: node.layer.name.clone(),
+                        dtype: value.dtype(),
+                        shape: value
+                            .shape()
+                            .map_or_else(|| node.inputs[0].dims.declared_dynamic(), IrShape::fixed),
+                    }
+                })
+                .collect();
+            (outcome.shapes, outcome.dtypes, outputs)
+        };
+        let inputs = graph
+            .parameters
+            .iter()
+            .map(|&p| {
+                let node = &graph.nodes[p];
+                match &node.op {
+                    Op::Parameter { dtype, shape } => TensorInfo {
+                        name: node.layer.name.clone(),
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                    },
+                    _ => unreachable!("parameters are Parameter nodes"),
+                }
+            })
+            .collect();
+        Ok(Model {
+            graph,
+            known,
+            dtypes,
+            inputs,
+            outputs,
+        })
+    }
+
+    /// The `<net name>`.
+    pub fn name(&self) -> &str {
+        &self.graph.name
+    }
+
+    /// The IR version, 10 or 11.
+    pub fn ir_version(&self) -> u32 {
+        self.graph.ir_version
+    }
+
+    /// The Parameters, in the order of the `.xml`.
+    pub fn inputs(&self) -> &[TensorInfo] {
+        &self.inputs
+    }
+
+    /// The Results, in the order of the `.xml`.
+    pub fn outputs(&self) -> &[TensorInfo] {
+        &self.outputs
+    }
+
+    /// Runs the model: one tensor per Parameter, keyed by its name; returns one
+    /// `(Result name, tensor)` per Result, in [`Model::outputs`] order.
+    ///
+    /// # Errors
+    /// [`IrError::MissingInput`] for a Parameter without a tensor, [`IrError::UnknownInput`]
+    /// for a name no Parameter has, [`IrError::InputMismatch`] for a tensor of another
+    /// element type or shape than its Parameter, and any error of a layer: a Broadcast rule,
+    /// a bad `target_shape`, computed dims that differ from the `.xml`'s.
+    pub fn run(&self, inputs: &HashMap<String, Tensor>) -> Result<Vec<(String, Tensor)>, IrError> {
+        if let Some(name) = inputs
+            .keys()
+            .find(|k| !self.inputs.iter().any(|i| &i.name == *k))
+        {
+            return Err(IrError::UnknownInput {
+                name: name.clone(),
+                known: self
+                    .inputs
+                    .iter()
+                    .map(|i| i.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        let tensors = self
+            .graph
+            .parameters
+            .iter()
+            .map(|&p| {
+                let layer = &self.graph.nodes[p].layer;
+                inputs
+                    .get(&layer.name)
+                    .ok_or_else(|| IrError::MissingInput {
+                        layer: layer.clone(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let pass = Pass::Run {
+            inputs: tensors,
+            known: &self.known,
+        };
+        let outcome = eval::evaluate(&self.graph, &pass)?;
+        Ok(self
+            .outputs
+            .iter()
+            .zip(outcome.results)
+            .map(|(info, value)| {
+                let tensor = match value {
+                    Value::Tensor(t) => t.into_owned(),
+                    Value::Meta { .. } => unreachable!("a run computes every value"),
+                };
+                (info.name.clone(), tensor)
+            })
+            .collect())
+    }
+
+    /// A readable listing of the model: inputs, outputs, and every layer in run order with
+    /// its attributes, sources and shape.
+    pub fn describe(&self) -> String {
+        describe::describe(self)
+    }
+}

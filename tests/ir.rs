@@ -1,0 +1,727 @@
+//! OpenVINO IR models: every model under `conformance/ir/` must give OpenVINO's outputs (numpy's
+//! where OpenVINO is lossy or fails, as each case.json says) bit for bit, through the library
+//! and through `bcast ir`; every model under `conformance/ir_bad/` must be refused with the
+//! message in its error.txt. The expected files were written by conformance/ir/generate.py.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bcast::ir::{IrError, Model};
+use bcast::{DType, Tensor};
+
+fn conformance(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("conformance")
+        .join(dir)
+}
+
+/// Case folders (those with a model.xml), sorted.
+fn cases(dir: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(conformance(dir))
+        .unwrap_or_else(|e| panic!("conformance/{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("model.xml").exists())
+        .collect();
+    out.sort();
+    out
+}
+
+fn npy_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "npy"))
+            .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    out.sort();
+    out
+}
+
+/// bf16 travels in .npy as uint16 bit patterns.
+fn bf16_to_bits(t: Tensor) -> Tensor {
+    match t {
+        Tensor::BF16(a) => Tensor::U16(a.mapv(|v| v.to_bits())),
+        t => t,
+    }
+}
+
+fn read_inputs(model: &Model, case: &Path) -> HashMap<String, Tensor> {
+    npy_files(&case.join("inputs"))
+        .into_iter()
+        .map(|(name, path)| {
+            let t = bcast::npy::read(&path).unwrap();
+            let is_bf16 = model
+                .inputs()
+                .iter()
+                .any(|i| i.name == name && i.dtype == DType::BF16);
+            let t = match t {
+                Tensor::U16(bits) if is_bf16 => Tensor::BF16(bits.mapv(half::bf16::from_bits)),
+                t => t,
+            };
+            (name, t)
+        })
+        .collect()
+}
+
+fn expected(case: &Path) -> Vec<(String, Tensor)> {
+    npy_files(&case.join("expected"))
+        .into_iter()
+        .map(|(name, path)| (name, bcast::npy::read(&path).unwrap()))
+        .collect()
+}
+
+fn case_name(case: &Path) -> String {
+    case.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A fresh folder under the target's scratch space.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ir").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bcast_cli() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bcast"))
+}
+
+#[test]
+fn the_suite_has_every_kind_of_case_the_issue_asks_for() {
+    let names: Vec<String> = cases("ir").iter().map(|c| case_name(c)).collect();
+    for want in [
+        "v1_numpy",
+        "v1_explicit_written_none",
+        "v1_pdpd_axis1",
+        "v3_numpy",
+        "v3_explicit",
+        "v3_bidirectional",
+        "v3_pdpd_axis1",
+        "v3_shapeof_i32_target",
+        "v1_shapeof_target_explicit",
+        "chain_two_broadcasts",
+        "several_results",
+        "spec_example_1_numpy",
+        "spec_example_2_explicit",
+        "spec_example_3_explicit",
+        "spec_example_4_bidirectional",
+        "ir_v10_explicit",
+    ] {
+        assert!(names.iter().any(|n| n == want), "missing case {want}");
+    }
+    for t in DType::ALL {
+        let want = format!("dtype_{}", t.name());
+        assert!(names.contains(&want), "missing case {want}");
+    }
+    assert!(cases("ir_bad").len() >= 30);
+}
+
+#[test]
+fn every_model_gives_openvinos_outputs_through_the_library() {
+    let mut failures = Vec::new();
+    for case in cases("ir") {
+        let name = case_name(&case);
+        let model = match Model::load(case.join("model.xml"), None) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{name}: load: {e}"));
+                continue;
+            }
+        };
+        let outputs = match model.run(&read_inputs(&model, &case)) {
+            Ok(o) => o,
+            Err(e) => {
+                failures.push(format!("{name}: run: {e}"));
+                continue;
+            }
+        };
+        let want = expected(&case);
+        let got_names: Vec<&str> = outputs.iter().map(|(n, _)| n.as_str()).collect();
+        let mut sorted = got_names.clone();
+        sorted.sort_unstable();
+        let want_names: Vec<&str> = want.iter().map(|(n, _)| n.as_str()).collect();
+        if sorted != want_names {
+            failures.push(format!(
+                "{name}: outputs {got_names:?}, expected {want_names:?}"
+            ));
+            continue;
+        }
+        for (out_name, tensor) in outputs {
+            let (_, expected) = want.iter().find(|(n, _)| *n == out_name).unwrap();
+            let info = model.outputs().iter().find(|o| o.name == out_name).unwrap();
+            if info.dtype != tensor.dtype() || !info.shape.accepts(tensor.shape()) {
+                failures.push(format!(
+                    "{name}/{out_name}: described as {} {}, computed {} {:?}",
+                    info.dtype,
+                    info.shape,
+                    tensor.dtype(),
+                    tensor.shape()
+                ));
+            }
+            let tensor = bf16_to_bits(tensor);
+            if !tensor.bit_equal(expected) {
+                failures.push(format!(
+                    "{name}/{out_name}: got {:?}\nexpected {:?}",
+                    tensor, expected
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_model_gives_openvinos_outputs_through_the_cli() {
+    let mut failures = Vec::new();
+    for case in cases("ir") {
+        let name = case_name(&case);
+        let out_dir = scratch(&format!("cli_{name}"));
+        let mut cmd = bcast_cli();
+        cmd.arg("ir")
+            .arg(case.join("model.xml"))
+            .arg("--out-dir")
+            .arg(&out_dir);
+        for (param, path) in npy_files(&case.join("inputs")) {
+            cmd.arg("--input")
+                .arg(format!("{param}={}", path.display()));
+        }
+        let run = cmd.output().unwrap();
+        if !run.status.success() {
+            failures.push(format!(
+                "{name}: exit {:?}: {}",
+                run.status.code(),
+                String::from_utf8_lossy(&run.stderr)
+            ));
+            continue;
+        }
+        let want = expected(&case);
+        let written = npy_files(&out_dir);
+        if written.len() != want.len() {
+            failures.push(format!("{name}: wrote {written:?}"));
+        }
+        for (out_name, expected) in want {
+            match bcast::npy::read(out_dir.join(format!("{out_name}.npy"))) {
+                Ok(got) if got.bit_equal(&expected) => {}
+                Ok(got) => failures.push(format!("{name}/{out_name}: got {got:?}")),
+                Err(e) => failures.push(format!("{name}/{out_name}: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn bad_case_error(case: &Path) -> Result<(), IrError> {
+    let model = Model::load(case.join("model.xml"), None)?;
+    model.run(&read_inputs(&model, case)).map(|_| ())
+}
+
+#[test]
+fn every_bad_model_is_refused_with_its_message() {
+    let mut failures = Vec::new();
+    for case in cases("ir_bad") {
+        let name = case_name(&case);
+        let want = std::fs::read_to_string(case.join("error.txt")).unwrap();
+        let want = want.trim();
+        assert!(!want.is_empty(), "{name}: empty error.txt");
+        match bad_case_error(&case) {
+            Ok(()) => failures.push(format!("{name}: accepted")),
+            Err(e) if e.to_string().contains(want) => {}
+            Err(e) => failures.push(format!("{name}: '{e}' does not contain '{want}'")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_bad_model_is_one_error_line_and_exit_2_from_the_cli() {
+    let mut failures = Vec::new();
+    for case in cases("ir_bad") {
+        let name = case_name(&case);
+        let want = std::fs::read_to_string(case.join("error.txt")).unwrap();
+        let out_dir = scratch(&format!("bad_{name}"));
+        let mut cmd = bcast_cli();
+        cmd.arg("ir")
+            .arg(case.join("model.xml"))
+            .arg("--out-dir")
+            .arg(&out_dir);
+        for (param, path) in npy_files(&case.join("inputs")) {
+            cmd.arg("--input")
+                .arg(format!("{param}={}", path.display()));
+        }
+        let run = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let one_line = stderr.lines().count() == 1 && stderr.starts_with("error: ");
+        if run.status.code() != Some(2) || !one_line || !stderr.contains(want.trim()) {
+            failures.push(format!(
+                "{name}: exit {:?}, stderr {stderr:?}",
+                run.status.code()
+            ));
+        }
+        if !npy_files(&out_dir).is_empty() {
+            failures.push(format!("{name}: wrote outputs although it failed"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn describe_lists_inputs_outputs_and_layers_in_run_order() {
+    let run = bcast_cli()
+        .args(["ir", "--describe"])
+        .arg(conformance("ir/v1_explicit_written_none/model.xml"))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    // Expected from the .xml, which OpenVINO wrote: layer ids, names, the mode it wrote as
+    // "none", the constants' values and the shapes of the ports.
+    let expected = "\
+model 'broadcast1_explicit', IR version 11, 5 layers
+inputs:
+  x: f32 [3,1]
+outputs:
+  y: f32 [2,3,1]
+layers, in run order:
+  0 Parameter 'x' (opset1) -> f32 [3,1]
+  1 Const 'target_shape' (opset1) -> i64 [3] = [2, 3, 1]
+  2 Const 'axes_mapping' (opset1) -> i64 [2] = [1, 2]
+  3 Broadcast 'broadcast' (opset1, explicit): data 0:0, target_shape 1:0, axes_mapping 2:0 -> f32 [2,3,1]
+  4 Result 'y' (opset1): 3:3 -> f32 [2,3,1]
+";
+    assert_eq!(text, expected);
+    let xml =
+        std::fs::read_to_string(conformance("ir/v1_explicit_written_none/model.xml")).unwrap();
+    assert!(
+        xml.contains("mode=\"none\""),
+        "OpenVINO writes explicit as none"
+    );
+}
+
+#[test]
+fn one_parameter_takes_a_bare_input_file() {
+    let case = conformance("ir/v3_numpy");
+    let out_dir = scratch("bare_input");
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(case.join("model.xml"))
+        .arg("--input")
+        .arg(case.join("inputs/x.npy"))
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let got = bcast::npy::read(out_dir.join("y.npy")).unwrap();
+    let want = bcast::npy::read(case.join("expected/y.npy")).unwrap();
+    assert!(got.bit_equal(&want));
+}
+
+#[test]
+fn weights_may_live_elsewhere() {
+    let case = conformance("ir/v3_numpy");
+    let dir = scratch("weights_elsewhere");
+    std::fs::copy(case.join("model.xml"), dir.join("m.xml")).unwrap();
+    // No m.bin beside m.xml: the default is missing, --weights names the real one.
+    let model = Model::load(dir.join("m.xml"), Some(&case.join("model.bin"))).unwrap();
+    assert_eq!(model.inputs()[0].name, "x");
+    let e = Model::load(dir.join("m.xml"), None).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("(Const): cannot read its weights file")
+            && e.to_string().contains("m.bin"),
+        "{e}"
+    );
+    let out_dir = dir.join("out");
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(dir.join("m.xml"))
+        .arg("--weights")
+        .arg(case.join("model.bin"))
+        .arg("--input")
+        .arg(case.join("inputs/x.npy"))
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(out_dir.join("y.npy").exists());
+}
+
+#[test]
+fn cli_input_mistakes_are_one_line_errors() {
+    let two = conformance("ir/v3_shapeof_i32_target");
+    let x = two.join("inputs/x.npy");
+    let cases: [(Vec<String>, &str); 4] = [
+        (
+            vec!["--input".into(), x.display().to_string()],
+            "needs the form NAME=FILE.npy: the model has 2 Parameters (x, like)",
+        ),
+        (
+            vec!["--input".into(), format!("nope={}", x.display())],
+            "the model has no Parameter 'nope' (it has: x, like)",
+        ),
+        (
+            vec![
+                "--input".into(),
+                format!("x={}", x.display()),
+                "--input".into(),
+                format!("x={}", x.display()),
+            ],
+            "--input 'x' is given twice",
+        ),
+        (
+            vec!["--input".into(), "x=/nonexistent/x.npy".into()],
+            "--input 'x': /nonexistent/x.npy",
+        ),
+    ];
+    for (args, want) in cases {
+        let run = bcast_cli()
+            .arg("ir")
+            .arg(two.join("model.xml"))
+            .args(&args)
+            .arg("--out-dir")
+            .arg(scratch("input_mistakes"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains(want),
+            "{stderr}"
+        );
+    }
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(two.join("model.xml"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--out-dir is required"));
+}
+
+/// Loads `xml` (with `bin`) and runs it on `inputs`, for the hand-written models below.
+fn run_xml(
+    xml: &str,
+    bin: &[u8],
+    inputs: Vec<(&str, Tensor)>,
+) -> Result<Vec<(String, Tensor)>, IrError> {
+    let model = Model::from_xml(xml, bin)?;
+    model.run(
+        &inputs
+            .into_iter()
+            .map(|(n, t)| (n.to_string(), t))
+            .collect(),
+    )
+}
+
+fn dims(list: &str) -> String {
+    list.split(',')
+        .filter(|d| !d.is_empty())
+        .map(|d| format!("<dim>{d}</dim>"))
+        .collect()
+}
+
+/// A Parameter `x` (shape attribute `x_shape`, port dims `x_dims`), a Const i64 `target` of
+/// three values, a Broadcast with `<data {attrs}/>` whose output is declared `out_dims`,
+/// and a Result `y`. An opset1 Broadcast gets the third, unused u8 input OpenVINO writes.
+fn pdpd_model(version: &str, attrs: &str, x_shape: &str, x_dims: &str, out_dims: &str) -> String {
+    let (x_dims, out_dims) = (dims(x_dims), dims(out_dims));
+    let (third, third_port, third_edge) = if version == "opset1" {
+        (
+            r#"<layer id="4" name="unused" type="Const" version="opset1"><data element_type="u8" shape="" offset="24" size="1"/><output><port id="0" precision="U8"/></output></layer>"#,
+            r#"<port id="5" precision="U8"/>"#,
+            r#"<edge from-layer="4" from-port="0" to-layer="2" to-port="5"/>"#,
+        )
+    } else {
+        ("", "", "")
+    };
+    format!(
+        r#"<net name="p" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="{x_shape}" element_type="f32"/><output><port id="0" precision="FP32">{x_dims}</port></output></layer>
+<layer id="1" name="target" type="Const" version="opset1"><data element_type="i64" shape="3" offset="0" size="24"/><output><port id="0" precision="I64"><dim>3</dim></port></output></layer>
+{third}
+<layer id="2" name="b" type="Broadcast" version="{version}"><data {attrs}/><input><port id="0" precision="FP32">{x_dims}</port><port id="1" precision="I64"><dim>3</dim></port>{third_port}</input><output><port id="2" precision="FP32">{out_dims}</port></output></layer>
+<layer id="3" name="y" type="Result" version="opset1"><input><port id="0" precision="FP32">{out_dims}</port></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+{third_edge}
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+</edges></net>"#
+    )
+}
+
+fn target_bin(target: [i64; 3]) -> Vec<u8> {
+    let mut bin: Vec<u8> = target.iter().flat_map(|v| v.to_le_bytes()).collect();
+    bin.push(0);
+    bin
+}
+
+fn f32_tensor(shape: &[usize], values: &[f32]) -> Tensor {
+    Tensor::F32(ndarray::ArrayD::from_shape_vec(shape, values.to_vec()).unwrap())
+}
+
+#[test]
+fn pdpd_axis_is_read_under_openvinos_names_and_the_short_ones() {
+    // [2] laid at axis 1 of [3,2,4]: out[i,j,k] = x[j].
+    let x = || vec![("x", f32_tensor(&[2], &[5.0, 7.0]))];
+    let want = |t: &Tensor| {
+        let Tensor::F32(a) = t else { return false };
+        a.shape() == [3, 2, 4] && a.indexed_iter().all(|(ix, &v)| v == [5.0, 7.0][ix[1]])
+    };
+    for (version, attrs) in [
+        ("opset3", r#"mode="pdpd" mode.mode.axis="1""#),
+        ("opset3", r#"mode="pdpd" axis="1""#),
+        ("opset3", r#"mode="pdpd" axis="1" mode.mode.axis="1""#),
+        ("opset1", r#"mode="pdpd" mode.auto_broadcast_axis="1""#),
+        ("opset1", r#"mode="pdpd" auto_broadcast_axis="1""#),
+    ] {
+        let xml = pdpd_model(version, attrs, "2", "2", "3,2,4");
+        let out = run_xml(&xml, &target_bin([3, 2, 4]), x()).unwrap();
+        assert!(want(&out[0].1), "{version} {attrs}: {:?}", out[0].1);
+    }
+    let e = Model::from_xml(
+        &pdpd_model(
+            "opset3",
+            r#"mode="pdpd" axis="1" mode.mode.axis="0""#,
+            "2",
+            "2",
+            "3,2,4",
+        ),
+        &target_bin([3, 2, 4]),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("attribute 'axis' is 1 but 'mode.mode.axis' is 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn absent_pdpd_axis_is_zero_as_openvino_reads_it() {
+    // [3] at axis 0 of [3,2,1]: out[i,j,k] = x[i]; with -1 it would start at axis 2 and fail.
+    let out = run_xml(
+        &pdpd_model("opset3", r#"mode="pdpd""#, "3", "3", "3,2,1"),
+        &target_bin([3, 2, 1]),
+        vec![("x", f32_tensor(&[3], &[1.0, 2.0, 3.0]))],
+    )
+    .unwrap();
+    assert_eq!(
+        out[0].1,
+        f32_tensor(&[3, 2, 1], &[1.0, 1.0, 2.0, 2.0, 3.0, 3.0])
+    );
+}
+
+#[test]
+fn opset1_with_three_inputs_and_no_mode_must_say_its_mode() {
+    let xml = pdpd_model("opset1", "", "2", "2", "3,2,4");
+    let e = Model::from_xml(&xml, &target_bin([3, 2, 4])).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("layer 2 'b' (Broadcast): attribute 'mode' is missing"),
+        "{e}"
+    );
+}
+
+#[test]
+fn dynamic_rank_ports_accept_what_runs_through_them() {
+    // As OpenVINO writes it: a Parameter of any rank has a port with no dims.
+    let xml = pdpd_model("opset3", r#"mode="bidirectional""#, "...", "", "");
+    let model = Model::from_xml(&xml, &target_bin([1, 2, 1])).unwrap();
+    assert_eq!(model.inputs()[0].shape.to_string(), "[...]");
+    let out = model
+        .run(&HashMap::from([(
+            "x".to_string(),
+            f32_tensor(&[3, 1, 1, 4], &[0.0; 12]),
+        )]))
+        .unwrap();
+    assert_eq!(out[0].1.shape(), &[3, 1, 2, 4]);
+    // A static model's port with no dims is rank 0, and must be.
+    let e = Model::from_xml(
+        &pdpd_model("opset3", r#"mode="bidirectional""#, "2", "", "3,2,1"),
+        &target_bin([1, 2, 1]),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "layer 0 'x' (Parameter): output port 0 is declared [] in the .xml, but bcast computes [2]"
+    );
+}
+
+#[test]
+fn unknown_input_names_are_refused_with_the_known_ones() {
+    let model = Model::load(conformance("ir/v3_numpy/model.xml"), None).unwrap();
+    let e = model
+        .run(&HashMap::from([
+            ("x".to_string(), f32_tensor(&[3, 1], &[0.0; 3])),
+            ("typo".to_string(), f32_tensor(&[3, 1], &[0.0; 3])),
+        ]))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "input 'typo' does not name a Parameter of the model (its Parameters are: x)"
+    );
+}
+
+#[test]
+fn a_model_runs_again_with_other_inputs() {
+    let model = Model::load(conformance("ir/dynamic_input_dim/model.xml"), None).unwrap();
+    assert_eq!(model.outputs()[0].shape.to_string(), "[2,?,4]");
+    for rows in [1usize, 3, 5] {
+        let x = f32_tensor(&[rows, 1], &vec![1.0; rows]);
+        let out = model.run(&HashMap::from([("x".to_string(), x)])).unwrap();
+        assert_eq!(out[0].1.shape(), &[2, rows, 4]);
+    }
+}
+
+/// A small deterministic generator, so the damage below is the same on every run.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+/// Loads and, when its outputs are small and known, runs a damaged model: it may fail, it
+/// must not panic. (Damaged target shapes can ask for terabytes; those are not run.)
+fn try_damaged(xml: &str, bin: &[u8]) {
+    let Ok(model) = Model::from_xml(xml, bin) else {
+        return;
+    };
+    let small = model.outputs().iter().all(|o| {
+        o.shape
+            .to_static()
+            .and_then(|s| bcast::checked_len(&s).ok())
+            .is_some_and(|n| n <= 1 << 16)
+    });
+    if small {
+        let _ = model.run(&HashMap::new());
+    }
+}
+
+#[test]
+fn damaged_files_give_errors_never_panics() {
+    let mut rng = Lcg(0x1b0a_dca5);
+    for name in [
+        "v1_numpy",
+        "string_const",
+        "const_data_every_type",
+        "several_results",
+    ] {
+        let case = conformance(&format!("ir/{name}"));
+        let xml = std::fs::read_to_string(case.join("model.xml")).unwrap();
+        let bin = std::fs::read(case.join("model.bin")).unwrap();
+        // Every truncation of the weights.
+        for len in 0..bin.len() {
+            try_damaged(&xml, &bin[..len]);
+        }
+        // Random bytes of the weights changed.
+        for _ in 0..200 {
+            let mut b = bin.clone();
+            if !b.is_empty() {
+                let i = rng.next() as usize % b.len();
+                b[i] = rng.next() as u8;
+            }
+            try_damaged(&xml, &b);
+        }
+        // Digits in the .xml changed (ids, ports, dims, offsets, sizes, shapes).
+        let digits: Vec<usize> = xml
+            .char_indices()
+            .filter(|(_, c)| c.is_ascii_digit())
+            .map(|(i, _)| i)
+            .collect();
+        for _ in 0..300 {
+            let mut x = xml.clone().into_bytes();
+            let at = digits[rng.next() as usize % digits.len()];
+            x[at] = b"0123456789-"[rng.next() as usize % 11];
+            let x = String::from_utf8(x).unwrap();
+            try_damaged(&x, &bin);
+        }
+    }
+}
+
+#[test]
+fn layers_may_come_in_any_order_in_the_xml() {
+    let case = conformance("ir/chain_two_broadcasts");
+    let xml = std::fs::read_to_string(case.join("model.xml")).unwrap();
+    let bin = std::fs::read(case.join("model.bin")).unwrap();
+    // Cut out the <layer> elements and write them back last first: readers before writers.
+    let start = xml.find("<layer ").unwrap();
+    let end = xml.rfind("</layer>").unwrap() + "</layer>".len();
+    let layers: Vec<String> = xml[start..end]
+        .split_inclusive("</layer>")
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert_eq!(layers.len(), 7);
+    let reversed: Vec<String> = layers.into_iter().rev().collect();
+    let shuffled = format!("{}{}{}", &xml[..start], reversed.join("\n"), &xml[end..]);
+    assert!(shuffled.find("type=\"Result\"") < shuffled.find("type=\"Parameter\""));
+    let model = Model::from_xml(&shuffled, &bin).unwrap();
+    let outputs = model.run(&read_inputs(&model, &case)).unwrap();
+    let (_, want) = &expected(&case)[0];
+    assert!(outputs[0].1.bit_equal(want));
+}
+
+#[test]
+fn a_bf16_parameter_needs_its_bits_as_uint16() {
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(conformance("ir/dtype_bf16/model.xml"))
+        .arg("--input")
+        .arg(conformance("ir/dtype_f32/inputs/x.npy"))
+        .arg("--out-dir")
+        .arg(scratch("bf16_as_f32"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "error: --input 'x': the Parameter is bf16, which .npy cannot hold: give its bit patterns as a uint16 .npy (this file is f32)\n"
+    );
+}
+
+#[test]
+fn a_result_name_that_is_not_a_file_name_is_refused_before_running() {
+    let case = conformance("ir/v3_numpy");
+    let dir = scratch("unsafe_result_name");
+    let xml = std::fs::read_to_string(case.join("model.xml"))
+        .unwrap()
+        .replace(r#"name="y" type="Result""#, r#"name="../y" type="Result""#);
+    std::fs::write(dir.join("model.xml"), xml).unwrap();
+    std::fs::copy(case.join("model.bin"), dir.join("model.bin")).unwrap();
+    let run = bcast_cli()
+        .arg("ir")
+        .arg(dir.join("model.xml"))
+        .arg("--input")
+        .arg(case.join("inputs/x.npy"))
+        .arg("--out-dir")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "error: Result name '../y' cannot be used as a file name in --out-dir\n"
+    );
+    assert!(!dir.join("y.npy").exists() && !dir.join("out").exists());
+}

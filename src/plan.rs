@@ -1,5 +1,7 @@
 //! The stride plan: the one representation every planner produces and the executor runs.
 
+use std::fmt;
+
 use crate::error::BroadcastError;
 use crate::shape::checked_len;
 
@@ -17,13 +19,14 @@ use crate::shape::checked_len;
 /// - `len == product(output_shape)` fits in `usize`;
 /// - every source index reached is `< source_len`;
 /// - an empty output has `dims == [0]`; a one-element output has `dims == []`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct StridePlan {
-    source_shape: Vec<usize>,
-    output_shape: Vec<usize>,
-    axis_strides: Vec<usize>,
-    dims: Vec<usize>,
-    strides: Vec<usize>,
+    /// `axis_strides`, `source_shape`, `output_shape`, `dims`, `strides`, back to back in one
+    /// allocation: planning a small broadcast is dominated by allocator calls.
+    parts: Vec<usize>,
+    rank: usize,
+    source_rank: usize,
+    simplified_rank: usize,
     len: usize,
     source_len: usize,
 }
@@ -50,12 +53,26 @@ impl StridePlan {
         );
         let len = checked_len(output_shape)?;
         let source_len = checked_len(source_shape)?;
-        let (dims, strides) = simplify(output_shape, &axis_strides, len);
+        let rank = output_shape.len();
+        let mut parts = axis_strides;
+        parts.reserve_exact(source_shape.len() + 3 * rank + 2);
+        parts.extend_from_slice(source_shape);
+        parts.extend_from_slice(output_shape);
+        let simplified_rank = simplify_into(&mut parts, rank, source_shape.len(), len);
+        let plan = StridePlan {
+            parts,
+            rank,
+            source_rank: source_shape.len(),
+            simplified_rank,
+            len,
+            source_len,
+        };
+        let (dims, strides) = (plan.dims(), plan.strides());
         if len > 0 {
             // The largest source index reached: every axis at its last position.
             let max_index = dims
                 .iter()
-                .zip(&strides)
+                .zip(strides)
                 .map(|(&d, &s)| (d - 1).checked_mul(s))
                 .try_fold(0usize, |acc, v| acc.checked_add(v?));
             assert!(
@@ -63,40 +80,35 @@ impl StridePlan {
                 "planner bug: plan reads past the source"
             );
         }
-        Ok(StridePlan {
-            source_shape: source_shape.to_vec(),
-            output_shape: output_shape.to_vec(),
-            axis_strides,
-            dims,
-            strides,
-            len,
-            source_len,
-        })
+        Ok(plan)
     }
 
     /// The shape of the data the plan reads (row-major, contiguous).
     pub fn source_shape(&self) -> &[usize] {
-        &self.source_shape
+        &self.parts[self.rank..self.rank + self.source_rank]
     }
 
     /// The shape of the output.
     pub fn output_shape(&self) -> &[usize] {
-        &self.output_shape
+        let at = self.rank + self.source_rank;
+        &self.parts[at..at + self.rank]
     }
 
     /// Source stride (in elements) of each output axis; 0 where the axis is broadcast.
     pub fn axis_strides(&self) -> &[usize] {
-        &self.axis_strides
+        &self.parts[..self.rank]
     }
 
     /// The simplified output dimensions (size-1 axes dropped, chained axes merged).
     pub fn dims(&self) -> &[usize] {
-        &self.dims
+        let at = 2 * self.rank + self.source_rank;
+        &self.parts[at..at + self.simplified_rank]
     }
 
     /// Source strides of the simplified dimensions.
     pub fn strides(&self) -> &[usize] {
-        &self.strides
+        let at = 2 * self.rank + self.source_rank + self.simplified_rank;
+        &self.parts[at..at + self.simplified_rank]
     }
 
     /// Number of output elements.
@@ -117,35 +129,64 @@ impl StridePlan {
     /// Output axes the data is broadcast along (stride 0 and size other than 1, or a size-1
     /// output axis with no data axis behind it is not listed: nothing is repeated there).
     pub fn broadcast_axes(&self) -> Vec<usize> {
-        (0..self.output_shape.len())
-            .filter(|&k| self.axis_strides[k] == 0 && self.output_shape[k] != 1)
+        let (shape, strides) = (self.output_shape(), self.axis_strides());
+        (0..shape.len())
+            .filter(|&k| strides[k] == 0 && shape[k] != 1)
             .collect()
     }
 }
 
-/// Drops size-1 axes and merges chained neighbours, outermost first.
-fn simplify(shape: &[usize], strides: &[usize], len: usize) -> (Vec<usize>, Vec<usize>) {
-    if len == 0 {
-        return (vec![0], vec![0]);
+impl fmt::Debug for StridePlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StridePlan")
+            .field("source_shape", &self.source_shape())
+            .field("output_shape", &self.output_shape())
+            .field("axis_strides", &self.axis_strides())
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("len", &self.len)
+            .field("source_len", &self.source_len)
+            .finish()
     }
-    let mut dims: Vec<usize> = Vec::with_capacity(shape.len());
-    let mut out_strides: Vec<usize> = Vec::with_capacity(shape.len());
-    for (&d, &s) in shape.iter().zip(strides) {
-        if d == 1 {
-            continue;
-        }
-        if let (Some(last_d), Some(&last_s)) = (dims.last_mut(), out_strides.last()) {
-            // `s * d` cannot overflow when s > 0: it is at most the source length.
-            if last_s == s.saturating_mul(d) {
-                *last_d *= d;
-                *out_strides.last_mut().expect("non-empty") = s;
+}
+
+/// Drops size-1 axes and merges chained neighbours, outermost first: reads the output shape
+/// and axis strides from `parts` (laid out as in [`StridePlan`]), appends the simplified dims
+/// then their strides, and returns how many there are.
+fn simplify_into(parts: &mut Vec<usize>, rank: usize, source_rank: usize, len: usize) -> usize {
+    if len == 0 {
+        parts.extend_from_slice(&[0, 0]);
+        return 1;
+    }
+    let shape_at = rank + source_rank;
+    let dims_at = parts.len();
+    // Two passes over the same merges, the first keeping dims, the second strides, so both
+    // land in `parts` without a scratch buffer.
+    for keep_dims in [true, false] {
+        let mut last: Option<(usize, usize)> = None;
+        for k in 0..rank {
+            let (d, s) = (parts[shape_at + k], parts[k]);
+            if d == 1 {
                 continue;
             }
+            match last {
+                // `s * d` cannot overflow when s > 0: it is at most the source length.
+                Some((last_d, last_s)) if last_s == s.saturating_mul(d) => {
+                    last = Some((last_d * d, s));
+                }
+                _ => {
+                    if let Some((last_d, last_s)) = last {
+                        parts.push(if keep_dims { last_d } else { last_s });
+                    }
+                    last = Some((d, s));
+                }
+            }
         }
-        dims.push(d);
-        out_strides.push(s);
+        if let Some((last_d, last_s)) = last {
+            parts.push(if keep_dims { last_d } else { last_s });
+        }
     }
-    (dims, out_strides)
+    (parts.len() - dims_at) / 2
 }
 
 #[cfg(test)]

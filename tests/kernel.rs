@@ -389,3 +389,73 @@ fn serial_never_splits_even_with_the_knob() {
     });
     assert!(r.is_ok());
 }
+
+/// `bcast bench` as a user runs it: one JSON object per case with the documented keys, and
+/// one `error:` line with exit code 2 for bad arguments.
+mod bench_cli {
+    use std::process::Command;
+
+    fn bcast(args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_bcast"))
+            .args(args)
+            .output()
+            .expect("the bcast binary runs")
+    }
+
+    #[test]
+    fn json_has_one_object_per_case_with_every_key() {
+        let out = bcast(&[
+            "bench",
+            "--json",
+            "--case",
+            "tiny_f32",
+            "--threads",
+            "2",
+            "--budget-ms",
+            "20",
+        ]);
+        assert!(out.status.success(), "{:?}", out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        for key in [
+            "case",
+            "bytes",
+            "threads",
+            "kernel_gbps",
+            "fill_gbps",
+            "memcpy_gbps",
+            "alloc_gbps",
+            "ratio_fill",
+            "ns_per_call",
+        ] {
+            assert!(v.get(key).is_some(), "missing {key} in {text}");
+        }
+        assert_eq!(v["case"], "tiny_f32");
+        assert_eq!(v["bytes"], 48);
+        assert_eq!(v["threads"], 2);
+        assert!(v["ns_per_call"].as_f64().unwrap() > 0.0);
+    }
+
+    #[test]
+    fn an_unknown_case_is_one_error_line_and_exit_2() {
+        let out = bcast(&["bench", "--case", "nope"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: unknown bench case 'nope'"), "{err}");
+        assert!(err.contains("pixel_u8"), "{err}");
+    }
+
+    #[test]
+    fn zero_threads_is_an_error() {
+        let out = bcast(&["bench", "--threads", "0", "--case", "tiny_f32"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("error: --threads must be at least 1"),
+            "{err}"
+        );
+    }
+}

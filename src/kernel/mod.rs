@@ -54,6 +54,9 @@ pub enum Parallelism<'a> {
     Pool(&'a rayon::ThreadPool),
 }
 
+/// Outputs smaller than this run the baseline copy of the walk.
+const WIDE_ISA_MIN_BYTES: usize = 4096;
+
 /// A string clone allocates; for chunking, count it as about this many bytes of plain writes.
 pub(crate) const STRING_COST_BYTES: usize = 256;
 
@@ -74,11 +77,18 @@ pub(crate) fn execute<U: Copy + Send + Sync>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     let elem_bytes = std::mem::size_of::<U>();
+    // Below a few KiB the wider copy of the walk gains nothing and its call costs a few
+    // nanoseconds of a sub-100 ns broadcast.
+    let isa = if dst.len().saturating_mul(elem_bytes) >= WIDE_ISA_MIN_BYTES {
+        Isa::detect()
+    } else {
+        Isa::Baseline
+    };
     let style = Style {
         elem_bytes,
         cost_bytes: elem_bytes,
         widening: Widening::LANES,
-        isa: Isa::detect(),
+        isa,
     };
     run(plan, src, dst, par, style)
 }

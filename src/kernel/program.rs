@@ -280,6 +280,22 @@ mod tests {
     }
 
     #[test]
+    fn unchained_copied_axes_become_a_general_block() {
+        // Never produced by the planners (adjacent copied axes always chain), kept correct.
+        let p = program(&[1000, 2, 3], &[0, 5, 2], 4);
+        assert_eq!(
+            p.row,
+            Row::Tiled {
+                period: 6,
+                block: Run::General {
+                    dims: &[2, 3],
+                    strides: &[5, 2]
+                }
+            }
+        );
+    }
+
+    #[test]
     fn a_one_element_plan_is_a_single() {
         let p = program(&[], &[], 8);
         assert_eq!(p.row, Row::Single);

@@ -235,6 +235,39 @@ mod tests {
     }
 
     #[test]
+    fn a_strided_run_starts_mid_row() {
+        let src: Vec<u32> = (0..20).collect();
+        let row = Row::Run(Run::Strided { stride: 3 });
+        assert_eq!(row_of(row, &src, 1, 2, 4), vec![7, 10, 13, 16]);
+    }
+
+    #[test]
+    fn a_general_block_walks_every_axis() {
+        // Axes [2, 3] with source strides [5, 2], from origin 1, starting at position 1.
+        let src: Vec<u32> = (0..20).collect();
+        let row = Row::Run(Run::General {
+            dims: &[2, 3],
+            strides: &[5, 2],
+        });
+        assert_eq!(row_of(row, &src, 1, 1, 5), vec![3, 5, 6, 8, 10]);
+    }
+
+    #[test]
+    fn a_general_block_can_be_tiled() {
+        let src: Vec<u32> = (0..20).collect();
+        let row = Row::Tiled {
+            period: 6,
+            block: Run::General {
+                dims: &[2, 3],
+                strides: &[5, 2],
+            },
+        };
+        let block = [0, 2, 4, 5, 7, 9];
+        let want: Vec<u32> = (5..5 + 700).map(|j| block[j % 6]).collect();
+        assert_eq!(row_of(row, &src, 0, 5, 700), want);
+    }
+
+    #[test]
     fn repeat_each_with_a_source_stride() {
         let src = [1, 2, 3, 4, 5, 6];
         let row = Row::Run(Run::RepeatEach {

@@ -149,11 +149,18 @@ fn check_spec<T: Sample>(
     for (p, pool) in pools.iter().enumerate() {
         let par = Parallelism::Pool(pool);
         let got = run_plan(&plan, data.view(), par).unwrap();
+        assert_same(got.as_slice().unwrap(), &want, &what("default"));
+        // The default chunking, whatever the output's size.
+        let split_all = Tuning {
+            serial_below_bytes: Some(0),
+            ..Tuning::default()
+        };
+        let got = with_tuning(split_all, || run_plan(&plan, data.view(), par)).unwrap();
         assert_same(got.as_slice().unwrap(), &want, &what("default chunks"));
         for (c, &chunk) in chunks.iter().enumerate() {
             let tuning = Tuning {
                 chunk_elems: Some(chunk),
-                panic_in_chunk: None,
+                ..Tuning::default()
             };
             let threads = pool.current_num_threads();
             let how = format!("{threads} threads, chunks of {chunk}");
@@ -300,7 +307,8 @@ fn random_specs_match_the_reference_on_odd_chunks() {
     }
 }
 
-/// Outputs above the serial threshold, with the executor's own chunking (no knob).
+/// Outputs large enough for several default-sized chunks (split whatever their size, see
+/// `check_spec`).
 #[test]
 fn large_outputs_match_the_reference_with_default_chunking() {
     let pools = pools();
@@ -327,6 +335,18 @@ fn large_outputs_match_the_reference_with_default_chunking() {
     check_spec::<String>(&[100], &[301, 100], &Mode::Numpy, &pools, &[], 9);
 }
 
+/// An output above the real serial threshold, with no knob at all.
+#[test]
+fn an_output_above_the_serial_threshold_matches_the_reference() {
+    let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    // 64 * 129 * 129 f32 = 4.26 MB, above the 4 MiB threshold.
+    let plan = plan(&[64, 1, 1], &[1, 64, 129, 129], &Mode::Numpy).unwrap();
+    let data = source::<f32>(&[64, 1, 1], 3);
+    let want = naive(&plan, data.as_slice().unwrap());
+    let got = run_plan(&plan, data.view(), Parallelism::Pool(&pool)).unwrap();
+    assert_same(got.as_slice().unwrap(), &want, "above the threshold");
+}
+
 #[test]
 fn auto_parallelism_matches_the_reference() {
     let plan = plan(&[1, 3], &[100_003, 3], &Mode::Numpy).unwrap();
@@ -340,6 +360,7 @@ fn injected_panic(chunk: usize) -> Tuning {
     Tuning {
         chunk_elems: Some(64),
         panic_in_chunk: Some(chunk),
+        serial_below_bytes: None,
     }
 }
 

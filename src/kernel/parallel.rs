@@ -12,10 +12,13 @@ use rayon::prelude::*;
 use super::Parallelism;
 use crate::error::BroadcastError;
 
-/// Outputs smaller than this run on the calling thread: waking a rayon worker costs a few
-/// microseconds, about what writing this much memory costs on one core (measured, see the
-/// README's Performance section).
-pub(crate) const SERIAL_BELOW_BYTES: usize = 512 * 1024;
+/// Outputs smaller than this run on the calling thread. Measured on the 2-vCPU development VM
+/// (fill and 3-byte-pattern cases, serial against 2 threads with the default chunking):
+/// handing work to rayon costs about 13 us there (a 1 MiB output took 14 us serially and
+/// 27 us in parallel), and a second core adds only 1.2-1.8x of memory bandwidth, so 2 MiB
+/// outputs still ran at 0.75-0.92 of serial speed and 4 MiB ones at 0.8-1.7; from 8 MiB on
+/// parallel won in most runs.
+pub(crate) const SERIAL_BELOW_BYTES: usize = 4 << 20;
 
 /// No chunk is smaller than this, so the per-chunk start-up (one division per axis, a task
 /// hand-off) stays well below a percent of the chunk's work.
@@ -39,12 +42,16 @@ pub struct Tuning {
     /// Panic inside the worker that writes chunk number `n` (to test that a worker's panic
     /// becomes [`BroadcastError::WorkerPanicked`]).
     pub panic_in_chunk: Option<usize>,
+    /// Split outputs from this many bytes on, with the default chunking (instead of
+    /// [`SERIAL_BELOW_BYTES`]), so tests reach the default chunking with small outputs.
+    pub serial_below_bytes: Option<usize>,
 }
 
 impl Tuning {
     const DEFAULT: Tuning = Tuning {
         chunk_elems: None,
         panic_in_chunk: None,
+        serial_below_bytes: None,
     };
 }
 
@@ -97,7 +104,10 @@ where
     let bytes = dst.len().saturating_mul(cost_bytes);
     let serial = match par {
         Parallelism::Serial => true,
-        _ => tuning.chunk_elems.is_none() && (bytes < SERIAL_BELOW_BYTES || threads(par) <= 1),
+        _ => {
+            let serial_below = tuning.serial_below_bytes.unwrap_or(SERIAL_BELOW_BYTES);
+            tuning.chunk_elems.is_none() && (bytes < serial_below || threads(par) <= 1)
+        }
     };
     if serial {
         write(0, dst);
@@ -219,6 +229,7 @@ mod tests {
         let tuning = Tuning {
             chunk_elems: Some(7),
             panic_in_chunk: Some(3),
+            serial_below_bytes: None,
         };
         let r = with_tuning(tuning, || {
             for_each_chunk(&mut v, 1, Parallelism::Pool(&pool), |_, c| c.fill(1))

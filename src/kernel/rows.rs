@@ -136,11 +136,11 @@ fn repeat_const<'a, S: Slot, const R: usize>(
 /// [`Slot::STAMP`] slots (256 bytes) at a time. A stamp is a fixed-size copy from L1 that
 /// compiles to a few vector moves, so the loop runs near store speed with no extra memory.
 ///
-/// Measured on the development machine (AMD EPYC, glibc 2.36), a 3-byte pattern into 12 MiB
-/// with AVX2: 256-byte stamps reach 0.94 of `memset`; 64-byte stamps 0.72 (loop overhead);
-/// 512-byte stamps 0.62 (the copy becomes a `memcpy` call); `memcpy` stamps of a few KiB
-/// 0.5 (glibc's `rep movsb` path is slow on this CPU at some source-to-destination distances,
-/// and a stamp's distance is fixed by the pattern).
+/// Alternatives measured on the development VM (3-byte pattern into 12 MiB, AVX2, against
+/// `memset` of the same buffer, same run): 64-byte stamps ran about 0.1 below 256-byte ones
+/// (loop overhead per stamp); 512-byte stamps became a `memcpy` call and ran at 0.62;
+/// `memcpy` stamps of a few KiB, or doubling with `memcpy`, 0.4-0.7 (glibc's `rep movsb`);
+/// holding the pattern in registers (stores only) no better than 256-byte stamps.
 #[inline(always)]
 fn write_tiled<S: Slot>(
     period: usize,

@@ -1,20 +1,20 @@
 //! The executor: runs any [`StridePlan`] for any element type.
 //!
-//! Interface (the whole of it): [`execute`] for plain-data lanes written into possibly
-//! uninitialised memory, [`execute_clone`] for strings. Both take the same plan and the
+//! Interface (the whole of it): `execute` for plain-data lanes written into possibly
+//! uninitialised memory, `execute_clone` for strings. Both take the same plan and the
 //! same [`Parallelism`]; both write every output element exactly once on success.
 //!
 //! How it is fast:
-//! - [`program`] cuts the simplified plan into outer axes and one kind of row (a fill, a
+//! - `program` cuts the simplified plan into outer axes and one kind of row (a fill, a
 //!   copy, a repeat-each-element block, or a short block tiled across a broadcast axis), with
 //!   every row at least a few hundred bytes long;
-//! - [`walk`] walks the outer axes with an odometer (additions only) and [`rows`] writes each
+//! - `walk` walks the outer axes with an odometer (additions only) and `rows` writes each
 //!   row with store loops and `memcpy`;
-//! - [`parallel`] cuts the flat output into contiguous chunks of at least 128 KiB, a few per
-//!   thread; each chunk finds its start position once. Small outputs never touch rayon.
+//! - `parallel` cuts the flat output into contiguous chunks of at least 128 KiB, a few per
+//!   thread; each chunk finds its start position once. Outputs under 4 MiB never touch rayon.
 //!
 //! Element sizes 1, 2, 4 and 8 share this one path (`f32`, `i32` and `u32` are all 4-byte
-//! lanes), compiled twice ([`isa`]: baseline and AVX2, chosen at run time); strings take the
+//! lanes), compiled twice (`isa`: baseline and AVX2, chosen at run time); strings take the
 //! same walk with `clone_from` and no widening.
 
 use std::mem::MaybeUninit;

@@ -44,6 +44,8 @@ impl StridePlan {
     /// If `axis_strides.len() != output_shape.len()` or a stride would index past the source
     /// (both are planner bugs, never input errors; checked with `assert!` because the
     /// executor's memory safety depends on them).
+    // The planners build through `from_source_axes`; this stays for plans made by hand.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn new(
         source_shape: &[usize],
         output_shape: &[usize],
@@ -216,6 +218,7 @@ impl StridePlan {
 /// strides of axes of size above 1 are distinct, so only size-0 and size-1 axes can be
 /// ambiguous, and there any choice indexes the same elements. An axis with no match is
 /// `None`.
+#[cfg_attr(not(test), allow(dead_code))]
 fn infer_source_axes(
     source_shape: &[usize],
     output_shape: &[usize],

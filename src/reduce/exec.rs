@@ -1,14 +1,14 @@
 //! Summing a row-major gradient into the data shape, pairwise, serially or with rayon.
 //!
 //! Every sum is a fixed binary tree over the terms: contiguous runs split at multiples of
-//! [`BLOCK`], lists of rows or runs split in halves down to small leaves. Threads only ever
+//! [`RUN_LEAF`], lists of rows or runs split in halves down to small leaves. Threads only ever
 //! take whole subtrees (`rayon::join` at the same split points the serial code uses, or
 //! whole output elements), so the result is bit-identical whatever the number of threads.
 
 use rayon::prelude::*;
 
 use super::layout::{Axes, Inner, Layout, Odometer};
-use super::sum::{Acc, Sum, BLOCK};
+use super::sum::{add_acc, sum_leaf, sum_rows, Acc, Sum, BLOCK, RUN_LEAF};
 
 /// Below this many gradient elements, no threads at all.
 pub(crate) const PAR_MIN: usize = 1 << 16;
@@ -20,6 +20,12 @@ const SPLIT_MIN: usize = 1 << 16;
 const TILE: usize = 2048;
 /// Rows (or runs) summed in order at a leaf of the pairwise tree.
 const LEAF: usize = 8;
+// The full leaf is summed by `Sum::set_rows8`.
+const _: () = assert!(LEAF == 8);
+/// Summed runs up to this many bytes are read slab by slab (see `Task::runs_by_slab`) ...
+const SLAB_RUN_BYTES: usize = 64 << 10;
+/// ... keeping at most this many run sums at a time.
+const SLAB_SUMS: usize = 1 << 14;
 /// Kept rows narrower than this many bytes are widened (several rows side by side) ...
 const NARROW_ROW_BYTES: usize = 512;
 /// ... to about this many bytes, and folded back at the end.
@@ -40,7 +46,10 @@ pub(crate) fn reduce_into<T: Sum>(grad: &[T], layout: &Layout, out: &mut [T], pa
         task.units(0, out);
         return;
     }
-    let units_per_task = (TASK_MIN / layout.unit_work().max(1)).max(1);
+    // Enough work per task to pay for it, and tasks of several units when there are many
+    // (the slab walk reads several units together).
+    let many = layout.units.count() / (8 * rayon::current_num_threads());
+    let units_per_task = (TASK_MIN / layout.unit_work().max(1)).max(many).max(1);
     out.par_chunks_mut(units_per_task * unit_len)
         .enumerate()
         .for_each(|(t, chunk)| task.units(t * units_per_task, chunk));
@@ -56,15 +65,39 @@ struct Task<'a, T> {
 impl<T: Sum> Task<'_, T> {
     /// Units `first ..` whose outputs are `out` (whole units).
     fn units(&self, first: usize, out: &mut [T]) {
-        let mut at = Odometer::at(&self.layout.units, first);
         let mut ws: Vec<T::Acc> = Vec::new();
+        let mut buf = [T::Acc::ZERO; BLOCK];
+        if let Inner::Reduced(run) = self.layout.inner {
+            let m = self.layout.reduced.count();
+            if m > 1
+                && out.len() > 1
+                && run * std::mem::size_of::<T>() <= SLAB_RUN_BYTES
+                && m <= SLAB_SUMS / 2
+            {
+                let batch = SLAB_SUMS / m;
+                let mut offsets = Vec::new();
+                for (b, chunk) in out.chunks_mut(batch).enumerate() {
+                    self.runs_by_slab(
+                        first + b * batch,
+                        run,
+                        chunk,
+                        &mut ws,
+                        &mut offsets,
+                        &mut buf,
+                    );
+                }
+                return;
+            }
+        }
+        let mut at = Odometer::at(&self.layout.units, first);
         for (i, unit_out) in out.chunks_mut(self.layout.unit_len()).enumerate() {
             if i > 0 {
                 at.advance();
             }
             match self.layout.inner {
                 Inner::Reduced(run) => {
-                    let acc = self.runs(at.offset(), run, 0, self.layout.reduced.count());
+                    let n = self.layout.reduced.count();
+                    let acc = self.runs(at.offset(), run, 0, n, &mut buf);
                     unit_out[0] = T::narrow(acc);
                 }
                 Inner::Kept(width) => self.kept_unit(at.offset(), width, unit_out, &mut ws),
@@ -73,7 +106,15 @@ impl<T: Sum> Task<'_, T> {
     }
 
     /// Sum of runs `lo..hi` of `reduced`, each `run` long, from gradient offset `base`.
-    fn runs(&self, base: usize, run: usize, lo: usize, hi: usize) -> T::Acc {
+    /// `buf` is scratch for [`sum_leaf`].
+    fn runs(
+        &self,
+        base: usize,
+        run: usize,
+        lo: usize,
+        hi: usize,
+        buf: &mut [T::Acc; BLOCK],
+    ) -> T::Acc {
         let n = hi - lo;
         if n <= LEAF {
             let mut at = Odometer::at(&self.layout.reduced, lo);
@@ -83,33 +124,79 @@ impl<T: Sum> Task<'_, T> {
                     at.advance();
                 }
                 let start = base + at.offset();
-                sum = sum.add(self.run(&self.grad[start..start + run]));
+                sum = sum.add(self.run(&self.grad[start..start + run], buf));
             }
             return sum;
         }
         let mid = lo + n / 2;
         let (a, b) = if self.split && (n / 2) * run >= SPLIT_MIN {
             rayon::join(
-                || self.runs(base, run, lo, mid),
-                || self.runs(base, run, mid, hi),
+                || self.runs(base, run, lo, mid, buf),
+                || self.runs(base, run, mid, hi, &mut [T::Acc::ZERO; BLOCK]),
             )
         } else {
-            (self.runs(base, run, lo, mid), self.runs(base, run, mid, hi))
+            (
+                self.runs(base, run, lo, mid, buf),
+                self.runs(base, run, mid, hi, buf),
+            )
         };
         a.add(b)
     }
 
-    /// Pairwise sum of one contiguous run, split at multiples of `BLOCK`.
-    fn run(&self, x: &[T]) -> T::Acc {
-        if x.len() <= BLOCK {
-            return T::sum_block(x);
+    /// Units `first .. first + out.len()` whose inner run is summed, read slab by slab: the
+    /// run of every unit at the first position of `reduced`, then at the next, ..., so a
+    /// summed axis outside short runs does not make the reads jump; each unit's run sums
+    /// are then added in the tree [`Task::runs`] uses (same result, same bits).
+    fn runs_by_slab(
+        &self,
+        first: usize,
+        run: usize,
+        out: &mut [T],
+        sums: &mut Vec<T::Acc>,
+        offsets: &mut Vec<usize>,
+        buf: &mut [T::Acc; BLOCK],
+    ) {
+        let units = out.len();
+        let m = self.layout.reduced.count();
+        offsets.clear();
+        let mut at = Odometer::at(&self.layout.units, first);
+        for i in 0..units {
+            if i > 0 {
+                at.advance();
+            }
+            offsets.push(at.offset());
         }
-        let mid = (x.len() / 2 / BLOCK).max(1) * BLOCK;
+        sums.clear();
+        sums.resize(m * units, T::Acc::ZERO);
+        let mut pos = Odometer::at(&self.layout.reduced, 0);
+        for (j, slab) in sums.chunks_mut(units).enumerate() {
+            if j > 0 {
+                pos.advance();
+            }
+            for (sum, &base) in slab.iter_mut().zip(offsets.iter()) {
+                let start = base + pos.offset();
+                *sum = self.run(&self.grad[start..start + run], buf);
+            }
+        }
+        for (u, o) in out.iter_mut().enumerate() {
+            *o = T::narrow(tree_sum(0, m, &|j| sums[j * units + u]));
+        }
+    }
+
+    /// Pairwise sum of one contiguous run, split at multiples of `RUN_LEAF`.
+    fn run(&self, x: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+        if x.len() <= RUN_LEAF {
+            return sum_leaf(x, buf);
+        }
+        let mid = (x.len() / 2 / RUN_LEAF).max(1) * RUN_LEAF;
         let (l, r) = x.split_at(mid);
         let (a, b) = if self.split && l.len() >= SPLIT_MIN {
-            rayon::join(|| self.run(l), || self.run(r))
+            rayon::join(
+                || self.run(l, buf),
+                || self.run(r, &mut [T::Acc::ZERO; BLOCK]),
+            )
         } else {
-            (self.run(l), self.run(r))
+            (self.run(l, buf), self.run(r, buf))
         };
         a.add(b)
     }
@@ -163,13 +250,15 @@ impl<T: Sum> Task<'_, T> {
         let n = hi - lo;
         if n <= LEAF {
             let mut at = Odometer::at(rows, lo);
-            let start = base + at.offset();
-            T::set_row(acc, &self.grad[start..start + w]);
-            for _ in 1..n {
-                at.advance();
+            let mut leaf: [&[T]; LEAF] = [&[]; LEAF];
+            for (i, row) in leaf.iter_mut().take(n).enumerate() {
+                if i > 0 {
+                    at.advance();
+                }
                 let start = base + at.offset();
-                T::add_row(acc, &self.grad[start..start + w]);
+                *row = &self.grad[start..start + w];
             }
+            sum_rows(acc, &leaf[..n]);
             return;
         }
         let mid = lo + n / 2;
@@ -185,9 +274,7 @@ impl<T: Sum> Task<'_, T> {
             self.rows(base, rows, w, lo, mid, acc, rest);
             self.rows(base, rows, w, mid, hi, tmp, rest);
         }
-        for (a, &t) in acc.iter_mut().zip(tmp.iter()) {
-            *a = a.add(t);
-        }
+        add_acc(acc, tmp);
     }
 
     /// For narrow kept rows under a summed axis: that axis read `l` rows at a time, as one
@@ -248,24 +335,34 @@ impl<T: Sum> Task<'_, T> {
             let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
             let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
             self.rows(start, &wide.rest, rest_w, 0, n_rest, rest_acc, rest_scratch);
-            for (a, &r) in acc.iter_mut().zip(rest_acc.iter()) {
-                *a = a.add(r);
-            }
+            add_acc(acc, rest_acc);
         }
         // Fold the `l` side-by-side rows pairwise: row i += row i + upper.
         let mut k = wide.l;
         while k > 1 {
             let upper = k.div_ceil(2);
             let (low, high) = acc.split_at_mut(upper * width);
-            for (a, &b) in low.iter_mut().zip(high[..(k - upper) * width].iter()) {
-                *a = a.add(b);
-            }
+            add_acc(
+                &mut low[..(k - upper) * width],
+                &high[..(k - upper) * width],
+            );
             k = upper;
         }
         for (o, &a) in out.iter_mut().zip(acc.iter()) {
             *o = T::narrow(a);
         }
     }
+}
+
+/// The sum of `value(j)` for `j` in `lo..hi`, in the tree [`Task::runs`] uses: halves down
+/// to `LEAF` terms, added in order from zero.
+fn tree_sum<A: Acc>(lo: usize, hi: usize, value: &impl Fn(usize) -> A) -> A {
+    let n = hi - lo;
+    if n <= LEAF {
+        return (lo..hi).fold(A::ZERO, |sum, j| sum.add(value(j)));
+    }
+    let mid = lo + n / 2;
+    tree_sum(lo, mid, value).add(tree_sum(mid, hi, value))
 }
 
 /// A summed axis read `l` rows at a time: `whole` covers the complete groups (as rows `l`

@@ -5,14 +5,14 @@
 //! each rounded once at the end. Float sums are pairwise (see the callers), so the rounding
 //! error grows with the logarithm of the number of terms, not linearly.
 
-use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 
 use crate::element::Element;
 
-/// Terms summed by [`Sum::sum_block`] and converted per call by the half-float paths: small
-/// enough for a stack buffer, large enough that the pairwise recursion above it is cheap.
+/// Terms summed in eight lanes before the lanes are combined (numpy's pairwise block).
 pub(crate) const BLOCK: usize = 128;
+/// Terms of one contiguous run summed without recursion by [`sum_leaf`]: eight blocks.
+pub(crate) const RUN_LEAF: usize = 8 * BLOCK;
 
 /// An accumulator: a number with a zero and an addition.
 pub trait Acc: Copy + Send + Sync + 'static {
@@ -59,16 +59,25 @@ pub trait Sum: Element + Copy {
     /// The accumulated sum rounded (or wrapped) back to this type, once.
     fn narrow(acc: Self::Acc) -> Self;
 
-    /// The sum of at most [`BLOCK`] terms in eight independent lanes (so the compiler can
-    /// vectorise; lanes are combined pairwise).
-    #[inline]
-    fn sum_block(src: &[Self]) -> Self::Acc {
-        debug_assert!(src.len() <= BLOCK);
-        lanes_sum(src, Self::widen)
+    /// The sum of at most [`RUN_LEAF`] contiguous terms; `buf` is scratch. Floats: each
+    /// block of [`BLOCK`] is widened into `buf` (a plain loop the compiler vectorises;
+    /// widening inside the lanes keeps them scalar) and summed in sixteen lanes, then the
+    /// block sums are added pairwise.
+    #[inline(always)]
+    fn leaf_sum(src: &[Self], buf: &mut [Self::Acc; BLOCK]) -> Self::Acc {
+        debug_assert!(src.len() <= RUN_LEAF);
+        let mut sums = [Self::Acc::ZERO; 8];
+        for (sum, block) in sums.iter_mut().zip(src.chunks(BLOCK)) {
+            let b = &mut buf[..block.len()];
+            Self::set_row(b, block);
+            *sum = lanes_sum(b);
+        }
+        let [a, b, c, d, e, f, g, h] = sums;
+        a.add(b).add(c.add(d)).add(e.add(f).add(g.add(h)))
     }
 
     /// `acc[i] = src[i]` (widened); the lengths are equal.
-    #[inline]
+    #[inline(always)]
     fn set_row(acc: &mut [Self::Acc], src: &[Self]) {
         debug_assert_eq!(acc.len(), src.len());
         for (a, &s) in acc.iter_mut().zip(src) {
@@ -76,8 +85,24 @@ pub trait Sum: Element + Copy {
         }
     }
 
+    /// `acc[i] = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))` at `i`, in one pass
+    /// (a tree: shorter dependency chains than adding in order, and smaller error); every
+    /// row is at least `acc.len()` long.
+    #[inline(always)]
+    fn set_rows8(acc: &mut [Self::Acc], rows: [&[Self]; 8]) {
+        let w = acc.len();
+        let [r0, r1, r2, r3, r4, r5, r6, r7] = rows.map(|r| &r[..w]);
+        for x in 0..w {
+            let a = r0[x].widen().add(r1[x].widen());
+            let b = r2[x].widen().add(r3[x].widen());
+            let c = r4[x].widen().add(r5[x].widen());
+            let d = r6[x].widen().add(r7[x].widen());
+            acc[x] = a.add(b).add(c.add(d));
+        }
+    }
+
     /// `acc[i] += src[i]` (widened); the lengths are equal.
-    #[inline]
+    #[inline(always)]
     fn add_row(acc: &mut [Self::Acc], src: &[Self]) {
         debug_assert_eq!(acc.len(), src.len());
         for (a, &s) in acc.iter_mut().zip(src) {
@@ -86,19 +111,98 @@ pub trait Sum: Element + Copy {
     }
 }
 
+/// The sum of at most [`RUN_LEAF`] contiguous terms ([`Sum::leaf_sum`]), in AVX2 when the
+/// CPU has it.
+#[inline]
+pub(crate) fn sum_leaf<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 (just checked), all `sum_leaf_avx2` requires.
+        return unsafe { sum_leaf_avx2(src, buf) };
+    }
+    T::leaf_sum(src, buf)
+}
+
+/// [`sum_leaf`] compiled for AVX2: the same operations in the same order, twice as wide.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sum_leaf_avx2<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+    T::leaf_sum(src, buf)
+}
+
+/// `acc[x]` = the sum of `rows[..][x]` (a tree for eight rows, else in row order); every row is at least
+/// `acc.len()` long and there are 1 to 8 rows.
+#[inline]
+pub(crate) fn sum_rows<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 (just checked), all `sum_rows_avx2` requires.
+        return unsafe { sum_rows_avx2(acc, rows) };
+    }
+    sum_rows_body(acc, rows)
+}
+
+/// [`sum_rows`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sum_rows_avx2<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+    sum_rows_body(acc, rows)
+}
+
 #[inline(always)]
-fn lanes_sum<T: Copy, A: Acc>(src: &[T], widen: impl Fn(T) -> A) -> A {
-    let mut lanes = [A::ZERO; 8];
-    let mut chunks = src.chunks_exact(8);
+fn sum_rows_body<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+    let w = acc.len();
+    if let Ok(eight) = <[&[T]; 8]>::try_from(rows) {
+        T::set_rows8(acc, eight);
+        return;
+    }
+    T::set_row(acc, &rows[0][..w]);
+    for row in &rows[1..] {
+        T::add_row(acc, &row[..w]);
+    }
+}
+
+/// `acc[x] += other[x]`; the lengths are equal.
+#[inline]
+pub(crate) fn add_acc<A: Acc>(acc: &mut [A], other: &[A]) {
+    for (a, &b) in acc.iter_mut().zip(other) {
+        *a = a.add(b);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// Sixteen independent lanes: enough to keep a vector adder busy despite its latency (and
+/// every lane adds only `BLOCK / 16` terms in order).
+#[inline(always)]
+fn lanes_sum<A: Acc>(src: &[A]) -> A {
+    let mut lanes = [A::ZERO; 16];
+    let mut chunks = src.chunks_exact(16);
     for chunk in &mut chunks {
         for (lane, &v) in lanes.iter_mut().zip(chunk) {
-            *lane = lane.add(widen(v));
+            *lane = lane.add(v);
         }
     }
-    let [a, b, c, d, e, f, g, h] = lanes;
-    let mut sum = a.add(b).add(c.add(d)).add(e.add(f).add(g.add(h)));
+    let mut width = 16;
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            lanes[i] = lanes[i].add(lanes[i + width]);
+        }
+    }
+    let mut sum = lanes[0];
     for &v in chunks.remainder() {
-        sum = sum.add(widen(v));
+        sum = sum.add(v);
     }
     sum
 }
@@ -114,6 +218,12 @@ macro_rules! int_sum {
             #[inline(always)]
             fn narrow(acc: $t) -> $t {
                 acc
+            }
+            // Wrapping adds are associative: any order gives the same bits, so a plain fold
+            // (which the compiler vectorises as it likes) is exact.
+            #[inline(always)]
+            fn leaf_sum(src: &[$t], _: &mut [$t; BLOCK]) -> $t {
+                src.iter().fold(0, |a, &v| a.wrapping_add(v))
             }
         }
     )*};
@@ -143,48 +253,125 @@ impl Sum for f64 {
     fn narrow(acc: f64) -> f64 {
         acc
     }
+    // Already the accumulator type: the lanes read the terms where they are, with the same
+    // blocks and the same order as the widening path.
+    #[inline(always)]
+    fn leaf_sum(src: &[f64], _: &mut [f64; BLOCK]) -> f64 {
+        let mut sums = [0f64; 8];
+        for (sum, block) in sums.iter_mut().zip(src.chunks(BLOCK)) {
+            *sum = lanes_sum(block);
+        }
+        let [a, b, c, d, e, f, g, h] = sums;
+        a.add(b).add(c.add(d)).add(e.add(f).add(g.add(h)))
+    }
 }
 
-// The half types convert a block at a time: `half` vectorises slice conversions (F16C when
-// the CPU has it), not single ones.
-macro_rules! half_sum {
-    ($($t:ty),*) => {$(
-        impl Sum for $t {
-            type Acc = f32;
-            #[inline(always)]
-            fn widen(self) -> f32 {
-                self.to_f32()
-            }
-            #[inline(always)]
-            fn narrow(acc: f32) -> $t {
-                <$t>::from_f32(acc)
-            }
-            #[inline]
-            fn sum_block(src: &[Self]) -> f32 {
-                let mut buf = [0f32; BLOCK];
-                let buf = &mut buf[..src.len()];
-                src.convert_to_f32_slice(buf);
-                lanes_sum(buf, |v| v)
-            }
-            #[inline]
-            fn set_row(acc: &mut [f32], src: &[Self]) {
-                src.convert_to_f32_slice(acc);
-            }
-            #[inline]
-            fn add_row(acc: &mut [f32], src: &[Self]) {
-                let mut buf = [0f32; BLOCK];
-                for (a, s) in acc.chunks_mut(BLOCK).zip(src.chunks(BLOCK)) {
-                    let b = &mut buf[..s.len()];
-                    s.convert_to_f32_slice(b);
-                    for (x, &y) in a.iter_mut().zip(b.iter()) {
-                        *x += y;
-                    }
-                }
+impl Sum for f16 {
+    type Acc = f32;
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        f16_bits_to_f32(self.to_bits())
+    }
+    #[inline(always)]
+    fn narrow(acc: f32) -> f16 {
+        f16::from_f32(acc)
+    }
+    #[inline(always)]
+    fn set_row(acc: &mut [f32], src: &[f16]) {
+        widen_f16_row(acc, src);
+    }
+    #[inline(always)]
+    fn add_row(acc: &mut [f32], src: &[f16]) {
+        let mut buf = [0f32; BLOCK];
+        for (a, s) in acc.chunks_mut(BLOCK).zip(src.chunks(BLOCK)) {
+            let b = &mut buf[..s.len()];
+            widen_f16_row(b, s);
+            for (x, &y) in a.iter_mut().zip(b.iter()) {
+                *x += y;
             }
         }
-    )*};
+    }
+    #[inline(always)]
+    fn set_rows8(acc: &mut [f32], rows: [&[f16]; 8]) {
+        let w = acc.len();
+        Self::set_row(acc, &rows[0][..w]);
+        for row in &rows[1..] {
+            Self::add_row(acc, &row[..w]);
+        }
+    }
 }
-half_sum!(f16, bf16);
+
+/// `dst[i] = src[i]` as f32, with the CPU's F16C conversion when it has one (eight values
+/// per instruction; `half` calls a function per eight values), else [`f16_bits_to_f32`].
+#[inline(always)]
+fn widen_f16_row(dst: &mut [f32], src: &[f16]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has F16C and AVX (just checked), all `widen_f16c` requires.
+        unsafe { widen_f16c(dst, src) };
+        return;
+    }
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = f16_bits_to_f32(s.to_bits());
+    }
+}
+
+/// # Safety
+/// The CPU must support F16C and AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn widen_f16c(dst: &mut [f32], src: &[f16]) {
+    use std::arch::x86_64::{__m128i, _mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
+    let n = dst.len().min(src.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: `i + 8 <= n`, so 8 f16 (16 bytes) are readable from `src[i..]` and 8 f32
+        // writable at `dst[i..]`; both intrinsics accept unaligned addresses; `f16` is a
+        // transparent `u16`, the layout `_mm256_cvtph_ps` reads.
+        unsafe {
+            let halves = _mm_loadu_si128(src.as_ptr().add(i).cast::<__m128i>());
+            _mm256_storeu_ps(dst.as_mut_ptr().add(i), _mm256_cvtph_ps(halves));
+        }
+        i += 8;
+    }
+    for (d, s) in dst[i..n].iter_mut().zip(&src[i..n]) {
+        *d = f16_bits_to_f32(s.to_bits());
+    }
+}
+
+impl Sum for bf16 {
+    type Acc = f32;
+    #[inline(always)]
+    fn widen(self) -> f32 {
+        // A bf16 is the top half of an f32.
+        f32::from_bits(u32::from(self.to_bits()) << 16)
+    }
+    #[inline(always)]
+    fn narrow(acc: f32) -> bf16 {
+        bf16::from_f32(acc)
+    }
+}
+
+/// An f16 (as bits) to f32, exactly, in integer and float operations the compiler can
+/// vectorise: `half` converts one value at a time, or eight per call with F16C, both far
+/// slower than reading memory. Subnormals go through an integer-to-float conversion, so no
+/// operation ever sees a subnormal operand (which would take a slow microcode path).
+#[inline(always)]
+fn f16_bits_to_f32(h: u16) -> f32 {
+    let h = u32::from(h);
+    let magnitude = h & 0x7fff;
+    let value = if magnitude < 0x0400 {
+        // Zero or subnormal: m * 2^-24, exact.
+        magnitude as f32 * f32::from_bits((127 - 24) << 23)
+    } else if magnitude >= 0x7c00 {
+        // Infinity or NaN: all-ones exponent, the payload moved up.
+        f32::from_bits((magnitude << 13) | 0x7f80_0000)
+    } else {
+        // Normal: rebias the exponent from 15 to 127.
+        f32::from_bits((magnitude << 13) + ((127 - 15) << 23))
+    };
+    f32::from_bits(value.to_bits() | ((h & 0x8000) << 16))
+}
 
 #[cfg(test)]
 mod tests {
@@ -192,9 +379,10 @@ mod tests {
 
     #[test]
     fn integers_wrap_in_their_own_type() {
-        assert_eq!(<i8 as Sum>::sum_block(&[100, 100, 100]), 44);
-        assert_eq!(<u8 as Sum>::sum_block(&[255; 9]), 247);
-        assert_eq!(<i64 as Sum>::sum_block(&[i64::MAX, 1]), i64::MIN);
+        let mut buf = [0; BLOCK];
+        assert_eq!(sum_leaf::<i8>(&[100, 100, 100], &mut buf), 44);
+        assert_eq!(sum_leaf::<u8>(&[255; 9], &mut [0; BLOCK]), 247);
+        assert_eq!(sum_leaf::<i64>(&[i64::MAX, 1], &mut [0; BLOCK]), i64::MIN);
     }
 
     #[test]
@@ -203,7 +391,7 @@ mod tests {
         // away; in f32 they count.
         let mut v = vec![f16::from_f32(2048.0)];
         v.extend(std::iter::repeat(f16::ONE).take(100));
-        assert_eq!(<f16 as Sum>::sum_block(&v), 2148.0);
+        assert_eq!(sum_leaf(&v, &mut [0.0; BLOCK]), 2148.0);
         let mut acc = [0f32; 3];
         <bf16 as Sum>::set_row(&mut acc, &[bf16::from_f32(256.0); 3]);
         <bf16 as Sum>::add_row(&mut acc, &[bf16::ONE; 3]);
@@ -211,9 +399,59 @@ mod tests {
     }
 
     #[test]
+    fn every_f16_widens_exactly_as_half_converts_it() {
+        for bits in 0..=u16::MAX {
+            let h = f16::from_bits(bits);
+            let ours = h.widen();
+            let theirs = h.to_f32();
+            if theirs.is_nan() {
+                assert!(ours.is_nan(), "{bits:#06x}");
+            } else {
+                assert_eq!(ours.to_bits(), theirs.to_bits(), "{bits:#06x}");
+            }
+            let b = bf16::from_bits(bits);
+            assert!(b.widen().to_bits() == b.to_f32().to_bits() || b.to_f32().is_nan());
+        }
+    }
+
+    #[test]
+    fn f16_rows_widen_exactly_on_every_path() {
+        // The row conversion (F16C where the CPU has it) against the scalar one, for every
+        // bit pattern, at an odd length so the tail is covered too.
+        let all: Vec<f16> = (0..=u16::MAX)
+            .map(f16::from_bits)
+            .chain([f16::ONE; 3])
+            .collect();
+        let mut row = vec![0f32; all.len()];
+        widen_f16_row(&mut row, &all);
+        for (h, r) in all.iter().zip(&row) {
+            let one = h.widen();
+            assert!(
+                r.to_bits() == one.to_bits() || (r.is_nan() && one.is_nan()),
+                "{:#06x}",
+                h.to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn eight_rows_at_once_add_as_a_tree() {
+        // Row r holds 10^(8 * (r % 2)) * (r + 0.1): pairs of a huge and a small value, so
+        // the order of the adds shows in the bits.
+        let rows: Vec<Vec<f64>> = (0..8)
+            .map(|r| vec![1e8f64.powi(r % 2) * (f64::from(r) + 0.1); 3])
+            .collect();
+        let v: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+        let tree = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+        let mut fused = [0f64; 3];
+        f64::set_rows8(&mut fused, std::array::from_fn(|r| rows[r].as_slice()));
+        assert_eq!(fused.map(f64::to_bits), [tree.to_bits(); 3]);
+    }
+
+    #[test]
     fn f32_accumulates_in_f64() {
         // 2^24 + 1 is not an f32; the f64 accumulator keeps it until the final rounding.
         let v = [16_777_216f32, 1.0, 1.0];
-        assert_eq!(<f32 as Sum>::sum_block(&v), 16_777_218.0);
+        assert_eq!(sum_leaf(&v, &mut [0.0; BLOCK]), 16_777_218.0);
     }
 }

@@ -61,19 +61,18 @@ pub trait Sum: Element + Copy {
 
     /// The sum of at most [`RUN_LEAF`] contiguous terms; `buf` is scratch. Floats: each
     /// block of [`BLOCK`] is widened into `buf` (a plain loop the compiler vectorises;
-    /// widening inside the lanes keeps them scalar) and summed in sixteen lanes, then the
-    /// block sums are added pairwise.
+    /// widening inside the lanes keeps them scalar) and added into [`LANES`] lanes, which
+    /// are then added pairwise.
     #[inline(always)]
     fn leaf_sum(src: &[Self], buf: &mut [Self::Acc; BLOCK]) -> Self::Acc {
         debug_assert!(src.len() <= RUN_LEAF);
-        let mut sums = [Self::Acc::ZERO; 8];
-        for (sum, block) in sums.iter_mut().zip(src.chunks(BLOCK)) {
+        let mut lanes = [Self::Acc::ZERO; LANES];
+        for block in src.chunks(BLOCK) {
             let b = &mut buf[..block.len()];
             Self::set_row(b, block);
-            *sum = lanes_sum(b);
+            add_lanes(&mut lanes, b);
         }
-        let [a, b, c, d, e, f, g, h] = sums;
-        a.add(b).add(c.add(d)).add(e.add(f).add(g.add(h)))
+        fold_lanes(lanes)
     }
 
     /// `acc[i] = src[i]` (widened); the lengths are equal.
@@ -117,7 +116,7 @@ pub trait Sum: Element + Copy {
 pub(crate) fn sum_leaf<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
-        // SAFETY: the CPU has AVX2 (just checked), all `sum_leaf_avx2` requires.
+        // SAFETY: the CPU has AVX2 and F16C (just checked), all `sum_leaf_avx2` requires.
         return unsafe { sum_leaf_avx2(src, buf) };
     }
     T::leaf_sum(src, buf)
@@ -126,9 +125,9 @@ pub(crate) fn sum_leaf<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
 /// [`sum_leaf`] compiled for AVX2: the same operations in the same order, twice as wide.
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2 and F16C.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,f16c")]
 unsafe fn sum_leaf_avx2<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
     T::leaf_sum(src, buf)
 }
@@ -139,7 +138,7 @@ unsafe fn sum_leaf_avx2<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc 
 pub(crate) fn sum_rows<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
-        // SAFETY: the CPU has AVX2 (just checked), all `sum_rows_avx2` requires.
+        // SAFETY: the CPU has AVX2 and F16C (just checked), all `sum_rows_avx2` requires.
         return unsafe { sum_rows_avx2(acc, rows) };
     }
     sum_rows_body(acc, rows)
@@ -148,9 +147,9 @@ pub(crate) fn sum_rows<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
 /// [`sum_rows`] compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2 and F16C.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,f16c")]
 unsafe fn sum_rows_avx2<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
     sum_rows_body(acc, rows)
 }
@@ -176,35 +175,45 @@ pub(crate) fn add_acc<A: Acc>(acc: &mut [A], other: &[A]) {
     }
 }
 
+/// AVX2 and F16C (every AVX2 CPU has F16C; both are checked): the leaves are compiled
+/// for them, so the F16C conversion inlines into them.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("f16c")
 }
 
-/// Sixteen independent lanes: enough to keep a vector adder busy despite its latency (and
-/// every lane adds only `BLOCK / 16` terms in order).
+/// Independent accumulators of a contiguous sum: enough to keep the vector adders busy
+/// despite their latency, each adding `RUN_LEAF / LANES` terms in order at most.
+const LANES: usize = 32;
+
+/// Adds `block` into the lanes: term `i` into lane `i % LANES`. Whole rows of `LANES` terms
+/// are element-wise adds, which the compiler vectorises at full width.
 #[inline(always)]
-fn lanes_sum<A: Acc>(src: &[A]) -> A {
-    let mut lanes = [A::ZERO; 16];
-    let mut chunks = src.chunks_exact(16);
-    for chunk in &mut chunks {
-        for (lane, &v) in lanes.iter_mut().zip(chunk) {
+fn add_lanes<A: Acc>(lanes: &mut [A; LANES], block: &[A]) {
+    let mut rows = block.chunks_exact(LANES);
+    for row in &mut rows {
+        for (lane, &v) in lanes.iter_mut().zip(row) {
             *lane = lane.add(v);
         }
     }
-    let mut width = 16;
+    for (lane, &v) in lanes.iter_mut().zip(rows.remainder()) {
+        *lane = lane.add(v);
+    }
+}
+
+/// The lanes added pairwise: halves folded onto each other.
+#[inline(always)]
+fn fold_lanes<A: Acc>(mut lanes: [A; LANES]) -> A {
+    let mut width = LANES;
     while width > 1 {
         width /= 2;
-        for i in 0..width {
-            lanes[i] = lanes[i].add(lanes[i + width]);
+        let (low, high) = lanes.split_at_mut(width);
+        for (a, &b) in low.iter_mut().zip(high.iter()) {
+            *a = a.add(b);
         }
     }
-    let mut sum = lanes[0];
-    for &v in chunks.remainder() {
-        sum = sum.add(v);
-    }
-    sum
+    lanes[0]
 }
 
 macro_rules! int_sum {
@@ -231,7 +240,8 @@ macro_rules! int_sum {
 int_sum!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl Sum for f32 {
-    // f64 costs nothing here: the sum is bound by reading memory, and it leaves one rounding.
+    // f64 costs little here (the sum is close to bound by reading memory), and leaves one
+    // rounding.
     type Acc = f64;
     #[inline(always)]
     fn widen(self) -> f64 {
@@ -240,6 +250,21 @@ impl Sum for f32 {
     #[inline(always)]
     fn narrow(acc: f64) -> f32 {
         acc as f32
+    }
+    // The conversion vectorises inside the lanes: no buffer, same terms in the same lanes.
+    #[inline(always)]
+    fn leaf_sum(src: &[f32], _: &mut [f64; BLOCK]) -> f64 {
+        let mut lanes = [0f64; LANES];
+        let mut rows = src.chunks_exact(LANES);
+        for row in &mut rows {
+            for (lane, &v) in lanes.iter_mut().zip(row) {
+                *lane += f64::from(v);
+            }
+        }
+        for (lane, &v) in lanes.iter_mut().zip(rows.remainder()) {
+            *lane += f64::from(v);
+        }
+        fold_lanes(lanes)
     }
 }
 
@@ -253,16 +278,13 @@ impl Sum for f64 {
     fn narrow(acc: f64) -> f64 {
         acc
     }
-    // Already the accumulator type: the lanes read the terms where they are, with the same
-    // blocks and the same order as the widening path.
+    // Already the accumulator type: the lanes read the terms where they are, in the same
+    // order as the widening path.
     #[inline(always)]
     fn leaf_sum(src: &[f64], _: &mut [f64; BLOCK]) -> f64 {
-        let mut sums = [0f64; 8];
-        for (sum, block) in sums.iter_mut().zip(src.chunks(BLOCK)) {
-            *sum = lanes_sum(block);
-        }
-        let [a, b, c, d, e, f, g, h] = sums;
-        a.add(b).add(c.add(d)).add(e.add(f).add(g.add(h)))
+        let mut lanes = [0f64; LANES];
+        add_lanes(&mut lanes, src);
+        fold_lanes(lanes)
     }
 }
 

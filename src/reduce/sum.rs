@@ -2,8 +2,13 @@
 //!
 //! Every type sums in an accumulator type: integers in themselves with wrapping adds (numpy's
 //! `sum` with `dtype=` the input type), `f16` and `bf16` in `f32`, `f32` and `f64` in `f64`,
-//! each rounded once at the end. Float sums are pairwise (see the callers), so the rounding
+//! each rounded once at the end. Float sums are blocked pairwise: at most [`RUN_LEAF`]
+//! contiguous terms go into [`LANES`] lanes (each adding at most 32 terms in order), the lanes
+//! and everything above them are added in binary trees (see the callers), so the rounding
 //! error grows with the logarithm of the number of terms, not linearly.
+//!
+//! The leaves are compiled twice, for the baseline target and for AVX2 (picked at run time);
+//! `f16` converts through F16C when the CPU has it.
 
 use half::{bf16, f16};
 

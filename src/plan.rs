@@ -1,7 +1,7 @@
 //! The stride plan: the one representation every planner produces and the executor runs.
 
 use crate::error::BroadcastError;
-use crate::shape::checked_len;
+use crate::shape::{checked_len, contiguous_strides};
 
 /// Where every output element comes from.
 ///
@@ -13,6 +13,11 @@ use crate::shape::checked_len;
 /// merges adjacent axes whose strides chain (`outer == inner * inner_dim`, which covers two
 /// broadcast axes as well as two contiguous ones). That is what the executor walks.
 ///
+/// The plan also records which source axis each output axis reads
+/// ([`source_axes`](Self::source_axes)), so that a caller with a source of another layout
+/// (a transposed or sliced view) can build its own strides, and a gradient can be summed back
+/// over exactly the axes the data was repeated along.
+///
 /// Invariants (established by [`StridePlan::new`], relied on by the executor):
 /// - `len == product(output_shape)` fits in `usize`;
 /// - every source index reached is `< source_len`;
@@ -22,6 +27,7 @@ pub struct StridePlan {
     source_shape: Vec<usize>,
     output_shape: Vec<usize>,
     axis_strides: Vec<usize>,
+    source_axes: Vec<Option<usize>>,
     dims: Vec<usize>,
     strides: Vec<usize>,
     len: usize,
@@ -38,6 +44,8 @@ impl StridePlan {
     /// If `axis_strides.len() != output_shape.len()` or a stride would index past the source
     /// (both are planner bugs, never input errors; checked with `assert!` because the
     /// executor's memory safety depends on them).
+    // The planners build through `from_source_axes`; this stays for plans made by hand.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn new(
         source_shape: &[usize],
         output_shape: &[usize],
@@ -48,6 +56,66 @@ impl StridePlan {
             output_shape.len(),
             "planner bug: stride count"
         );
+        let source_axes = infer_source_axes(source_shape, output_shape, &axis_strides)?;
+        Self::build(source_shape, output_shape, axis_strides, source_axes)
+    }
+
+    /// Builds a plan from the source axis each output axis reads (`None`: the axis is new or
+    /// a size-1 source axis stretched, so the source does not move along it). The strides
+    /// follow from the row-major layout of the source; this is how the planners build plans.
+    ///
+    /// # Errors
+    /// [`BroadcastError::ShapeOverflow`] if either shape's element count overflows `usize`.
+    ///
+    /// # Panics
+    /// If the mapping is not one a broadcast can make (planner bugs, never input errors):
+    /// wrong length, a source axis out of range or not strictly increasing, a mapped axis
+    /// whose size differs from its output axis, or a source axis of size other than 1 that
+    /// no output axis reads.
+    pub(crate) fn from_source_axes(
+        source_shape: &[usize],
+        output_shape: &[usize],
+        source_axes: Vec<Option<usize>>,
+    ) -> Result<Self, BroadcastError> {
+        assert_eq!(
+            source_axes.len(),
+            output_shape.len(),
+            "planner bug: source axis count"
+        );
+        let src_strides = contiguous_strides(source_shape)?;
+        let mut read = vec![false; source_shape.len()];
+        let mut previous: Option<usize> = None;
+        let mut axis_strides = Vec::with_capacity(output_shape.len());
+        for (&axis, &out_dim) in source_axes.iter().zip(output_shape) {
+            let Some(i) = axis else {
+                axis_strides.push(0);
+                continue;
+            };
+            assert!(
+                i < source_shape.len() && previous.is_none_or(|p| p < i),
+                "planner bug: source axes {source_axes:?} out of range or not increasing"
+            );
+            assert_eq!(
+                source_shape[i], out_dim,
+                "planner bug: source axis {i} mapped to an output axis of another size"
+            );
+            previous = Some(i);
+            read[i] = true;
+            axis_strides.push(src_strides[i]);
+        }
+        assert!(
+            read.iter().zip(source_shape).all(|(&r, &d)| r || d == 1),
+            "planner bug: a source axis of size other than 1 is not read"
+        );
+        Self::build(source_shape, output_shape, axis_strides, source_axes)
+    }
+
+    fn build(
+        source_shape: &[usize],
+        output_shape: &[usize],
+        axis_strides: Vec<usize>,
+        source_axes: Vec<Option<usize>>,
+    ) -> Result<Self, BroadcastError> {
         let len = checked_len(output_shape)?;
         let source_len = checked_len(source_shape)?;
         let (dims, strides) = simplify(output_shape, &axis_strides, len);
@@ -67,6 +135,7 @@ impl StridePlan {
             source_shape: source_shape.to_vec(),
             output_shape: output_shape.to_vec(),
             axis_strides,
+            source_axes,
             dims,
             strides,
             len,
@@ -87,6 +156,26 @@ impl StridePlan {
     /// Source stride (in elements) of each output axis; 0 where the axis is broadcast.
     pub fn axis_strides(&self) -> &[usize] {
         &self.axis_strides
+    }
+
+    /// The source axis each output axis reads, `None` where the source does not move along
+    /// it (a new axis, or a size-1 source axis stretched).
+    ///
+    /// Every source axis of size other than 1 appears exactly once, in increasing order, on
+    /// an output axis of the same size; a size-1 source axis may appear (on a size-1 output
+    /// axis) or not. So a source element's output positions are: its own index on the mapped
+    /// axes, anything on the others.
+    ///
+    /// ```
+    /// // A [3] bias on the channel axis of NCHW.
+    /// let plan = bcast::planners::plan_explicit(&[3], &[2, 3, 4, 4], &[1]).unwrap();
+    /// assert_eq!(plan.source_axes(), &[None, Some(0), None, None]);
+    /// // [3,1] against [2,1,6]: the size-1 axis is stretched, so it is not read.
+    /// let plan = bcast::planners::plan_bidirectional(&[3, 1], &[2, 1, 6]).unwrap();
+    /// assert_eq!(plan.source_axes(), &[None, Some(0), None]);
+    /// ```
+    pub fn source_axes(&self) -> &[Option<usize>] {
+        &self.source_axes
     }
 
     /// The simplified output dimensions (size-1 axes dropped, chained axes merged).
@@ -121,6 +210,35 @@ impl StridePlan {
             .filter(|&k| self.axis_strides[k] == 0 && self.output_shape[k] != 1)
             .collect()
     }
+}
+
+/// The source axis of each output axis, recovered from row-major strides: for a plan that
+/// [`StridePlan::new`] receives already made (not from a planner), the first source axis
+/// after the last one matched with the same row-major stride and the same size. Row-major
+/// strides of axes of size above 1 are distinct, so only size-0 and size-1 axes can be
+/// ambiguous, and there any choice indexes the same elements. An axis with no match is
+/// `None`.
+#[cfg_attr(not(test), allow(dead_code))]
+fn infer_source_axes(
+    source_shape: &[usize],
+    output_shape: &[usize],
+    axis_strides: &[usize],
+) -> Result<Vec<Option<usize>>, BroadcastError> {
+    let src_strides = contiguous_strides(source_shape)?;
+    let mut next = 0usize;
+    Ok(output_shape
+        .iter()
+        .zip(axis_strides)
+        .map(|(&d, &s)| {
+            if s == 0 {
+                return None;
+            }
+            let found = (next..source_shape.len())
+                .find(|&i| src_strides[i] == s && source_shape[i] == d)?;
+            next = found + 1;
+            Some(found)
+        })
+        .collect())
 }
 
 /// Drops size-1 axes and merges chained neighbours, outermost first.
@@ -209,5 +327,112 @@ mod tests {
     #[should_panic(expected = "planner bug")]
     fn a_stride_past_the_source_is_caught() {
         let _ = StridePlan::new(&[2], &[3], vec![1]);
+    }
+
+    #[test]
+    fn source_axes_give_row_major_strides() {
+        let p = StridePlan::from_source_axes(
+            &[2, 1, 3],
+            &[5, 2, 4, 3],
+            vec![None, Some(0), None, Some(2)],
+        )
+        .unwrap();
+        assert_eq!(p.axis_strides(), &[0, 3, 0, 1]);
+        assert_eq!(p.source_axes(), &[None, Some(0), None, Some(2)]);
+    }
+
+    #[test]
+    fn every_planner_records_the_axis_it_reads() {
+        use crate::planners::*;
+        let n = |p: StridePlan| p.source_axes().to_vec();
+        assert_eq!(
+            n(plan_numpy(&[16, 1, 1], &[1, 16, 50, 50]).unwrap()),
+            vec![None, Some(0), None, None]
+        );
+        // A size-1 data dim meeting a target 1 is read (nothing is stretched there).
+        assert_eq!(
+            n(plan_numpy(&[1, 3], &[1, 3]).unwrap()),
+            vec![Some(0), Some(1)]
+        );
+        assert_eq!(
+            n(plan_bidirectional(&[3, 1], &[2, 1, 6]).unwrap()),
+            vec![None, Some(0), None]
+        );
+        // Bidirectional: a target 1 keeps the data dim, read from the data.
+        assert_eq!(
+            n(plan_bidirectional(&[1, 3, 1], &[3, 1]).unwrap()),
+            vec![Some(0), Some(1), Some(2)]
+        );
+        assert_eq!(
+            n(plan_explicit(&[50, 50], &[1, 50, 50, 16], &[1, 2]).unwrap()),
+            vec![None, Some(0), Some(1), None]
+        );
+        // PDPD: the trailing 1 of [5,1] is dropped, so data axis 1 is read nowhere.
+        assert_eq!(
+            n(plan_pdpd(&[5, 1], &[2, 3, 4, 5], 3).unwrap()),
+            vec![None, None, None, Some(0)]
+        );
+        assert_eq!(
+            n(plan_pdpd(&[3, 1], &[2, 3, 6], 1).unwrap()),
+            vec![None, Some(0), None]
+        );
+        assert_eq!(
+            n(plan_axes(&[4], &[2, 3, 4], &[1, 0]).unwrap()),
+            vec![None, None, Some(0)]
+        );
+        assert_eq!(
+            n(plan_axes(&[3], &[3, 2], &[1]).unwrap()),
+            vec![Some(0), None]
+        );
+        // A 1 stretched to 0 is not read; a 0 meeting a 0 is.
+        assert_eq!(
+            n(plan_numpy(&[1, 0], &[0, 0]).unwrap()),
+            vec![None, Some(1)]
+        );
+        let multi = plan_multi(&[&[3, 1], &[4]]).unwrap();
+        assert_eq!(multi[0].source_axes(), &[Some(0), None]);
+        assert_eq!(multi[1].source_axes(), &[None, Some(0)]);
+    }
+
+    #[test]
+    fn new_recovers_the_axes_a_planner_records() {
+        use crate::planners::*;
+        let plans = [
+            plan_numpy(&[16, 1, 1], &[1, 16, 50, 50]).unwrap(),
+            plan_numpy(&[2, 0, 0, 4], &[3, 2, 0, 0, 4]).unwrap(),
+            plan_numpy(&[1, 1, 1], &[1, 1, 1]).unwrap(),
+            plan_bidirectional(&[3, 1], &[2, 1, 6]).unwrap(),
+            plan_bidirectional(&[0, 1], &[1, 3]).unwrap(),
+            plan_explicit(&[50, 50], &[1, 50, 50, 16], &[1, 2]).unwrap(),
+            plan_pdpd(&[5, 1], &[2, 3, 4, 5], 3).unwrap(),
+            plan_axes(&[4], &[2, 3, 4], &[1, 0]).unwrap(),
+        ];
+        for p in plans {
+            let again = StridePlan::new(
+                p.source_shape(),
+                p.output_shape(),
+                p.axis_strides().to_vec(),
+            )
+            .unwrap();
+            assert_eq!(again.source_axes(), p.source_axes(), "{p:?}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "planner bug")]
+    fn a_mapping_to_an_axis_of_another_size_is_caught() {
+        let _ = StridePlan::from_source_axes(&[3], &[4], vec![Some(0)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "planner bug")]
+    fn a_data_axis_left_unread_is_caught() {
+        let _ = StridePlan::from_source_axes(&[3], &[3], vec![None]);
+    }
+
+    #[test]
+    #[should_panic(expected = "planner bug")]
+    fn a_transposing_mapping_is_caught() {
+        let _ = StridePlan::from_source_axes(&[3, 3], &[3, 3], vec![Some(1), Some(0)]);
     }
 }

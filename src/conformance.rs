@@ -57,6 +57,7 @@ mod broadcast;
 mod compare;
 mod fields;
 mod ir_model;
+mod reduce;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -169,6 +170,7 @@ fn file_list(fields: &Map<String, Value>, key: &str) -> Result<Vec<String>, Stri
 /// An op's spec, parsed from a case before any file is read.
 enum Prepared {
     Broadcast(broadcast::Spec),
+    Reduce(reduce::Spec),
 }
 
 /// How expected and actual outputs are compared.
@@ -176,6 +178,14 @@ enum Prepared {
 enum Comparison {
     /// Same dtype, shape, and bits (strings by value).
     Exact,
+    /// Same dtype and shape; floats within `atol` or `rtol` (approx's `relative_eq`),
+    /// everything else exactly.
+    Close {
+        /// Relative tolerance.
+        rtol: f64,
+        /// Absolute tolerance.
+        atol: f64,
+    },
 }
 
 /// What an op made of its inputs.
@@ -190,6 +200,7 @@ enum Ran {
 fn prepare(case: &Case) -> Result<Prepared, String> {
     match case.op.as_str() {
         "broadcast" => broadcast::Spec::parse(case).map(Prepared::Broadcast),
+        "reduce" => reduce::Spec::parse(case).map(Prepared::Reduce),
         other => Err(format!("unknown op '{other}'")),
     }
 }
@@ -198,12 +209,17 @@ impl Prepared {
     fn run(&self, inputs: &[Tensor]) -> Ran {
         match self {
             Prepared::Broadcast(spec) => spec.run(inputs),
+            Prepared::Reduce(spec) => spec.run(inputs),
         }
     }
 
     fn comparison(&self) -> Comparison {
         match self {
             Prepared::Broadcast(_) => Comparison::Exact,
+            Prepared::Reduce(spec) => Comparison::Close {
+                rtol: spec.rtol,
+                atol: spec.atol,
+            },
         }
     }
 }
@@ -352,6 +368,9 @@ fn judge(case: &Case) -> Result<(), String> {
                     .map_err(|e| format!("expected output {file}: {e}"))?;
                 let verdict = match comparison {
                     Comparison::Exact => compare::exact(&expected, actual),
+                    Comparison::Close { rtol, atol } => {
+                        compare::close(&expected, actual, rtol, atol)
+                    }
                 };
                 verdict.map_err(|e| format!("{file}: {e}"))?;
             }

@@ -37,8 +37,10 @@ mod mode;
 pub mod npy;
 mod plan;
 pub mod planners;
+mod reduce;
 mod shape;
 mod tensor;
+mod view;
 
 pub use api::{
     broadcast, broadcast_all, broadcast_into, broadcast_into_with, broadcast_with, output_shape,
@@ -50,8 +52,13 @@ pub use kernel::Parallelism;
 pub use mode::{Mode, ParseModeError};
 pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};
+pub use reduce::{
+    reduce_to_input, reduce_to_input_tensor, reduce_to_input_with, reduce_to_inputs,
+    reduce_to_inputs_tensor, reduce_with_plan, Summable,
+};
 pub use shape::{axes_from_ints, checked_len, shape_from_ints};
 pub use tensor::Tensor;
+pub use view::{broadcast_view, broadcast_views, view_plan};
 
 /// The README's examples run as doc tests.
 #[cfg(doctest)]

@@ -1,9 +1,7 @@
 //! The stride plan: the one representation every planner produces and the executor runs.
 
-use std::fmt;
-
 use crate::error::BroadcastError;
-use crate::shape::checked_len;
+use crate::shape::{checked_len, contiguous_strides};
 
 /// Where every output element comes from.
 ///
@@ -15,18 +13,23 @@ use crate::shape::checked_len;
 /// merges adjacent axes whose strides chain (`outer == inner * inner_dim`, which covers two
 /// broadcast axes as well as two contiguous ones). That is what the executor walks.
 ///
+/// The plan also records which source axis each output axis reads
+/// ([`source_axes`](Self::source_axes)), so that a caller with a source of another layout
+/// (a transposed or sliced view) can build its own strides, and a gradient can be summed back
+/// over exactly the axes the data was repeated along.
+///
 /// Invariants (established by [`StridePlan::new`], relied on by the executor):
 /// - `len == product(output_shape)` fits in `usize`;
 /// - every source index reached is `< source_len`;
 /// - an empty output has `dims == [0]`; a one-element output has `dims == []`.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StridePlan {
-    /// `axis_strides`, `source_shape`, `output_shape`, `dims`, `strides`, back to back in one
-    /// allocation: planning a small broadcast is dominated by allocator calls.
-    parts: Vec<usize>,
-    rank: usize,
-    source_rank: usize,
-    simplified_rank: usize,
+    source_shape: Vec<usize>,
+    output_shape: Vec<usize>,
+    axis_strides: Vec<usize>,
+    source_axes: Vec<Option<usize>>,
+    dims: Vec<usize>,
+    strides: Vec<usize>,
     len: usize,
     source_len: usize,
 }
@@ -41,6 +44,8 @@ impl StridePlan {
     /// If `axis_strides.len() != output_shape.len()` or a stride would index past the source
     /// (both are planner bugs, never input errors; checked with `assert!` because the
     /// executor's memory safety depends on them).
+    // The planners build through `from_source_axes`; this stays for plans made by hand.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn new(
         source_shape: &[usize],
         output_shape: &[usize],
@@ -51,28 +56,74 @@ impl StridePlan {
             output_shape.len(),
             "planner bug: stride count"
         );
+        let source_axes = infer_source_axes(source_shape, output_shape, &axis_strides)?;
+        Self::build(source_shape, output_shape, axis_strides, source_axes)
+    }
+
+    /// Builds a plan from the source axis each output axis reads (`None`: the axis is new or
+    /// a size-1 source axis stretched, so the source does not move along it). The strides
+    /// follow from the row-major layout of the source; this is how the planners build plans.
+    ///
+    /// # Errors
+    /// [`BroadcastError::ShapeOverflow`] if either shape's element count overflows `usize`.
+    ///
+    /// # Panics
+    /// If the mapping is not one a broadcast can make (planner bugs, never input errors):
+    /// wrong length, a source axis out of range or not strictly increasing, a mapped axis
+    /// whose size differs from its output axis, or a source axis of size other than 1 that
+    /// no output axis reads.
+    pub(crate) fn from_source_axes(
+        source_shape: &[usize],
+        output_shape: &[usize],
+        source_axes: Vec<Option<usize>>,
+    ) -> Result<Self, BroadcastError> {
+        assert_eq!(
+            source_axes.len(),
+            output_shape.len(),
+            "planner bug: source axis count"
+        );
+        let src_strides = contiguous_strides(source_shape)?;
+        let mut read = vec![false; source_shape.len()];
+        let mut previous: Option<usize> = None;
+        let mut axis_strides = Vec::with_capacity(output_shape.len());
+        for (&axis, &out_dim) in source_axes.iter().zip(output_shape) {
+            let Some(i) = axis else {
+                axis_strides.push(0);
+                continue;
+            };
+            assert!(
+                i < source_shape.len() && previous.is_none_or(|p| p < i),
+                "planner bug: source axes {source_axes:?} out of range or not increasing"
+            );
+            assert_eq!(
+                source_shape[i], out_dim,
+                "planner bug: source axis {i} mapped to an output axis of another size"
+            );
+            previous = Some(i);
+            read[i] = true;
+            axis_strides.push(src_strides[i]);
+        }
+        assert!(
+            read.iter().zip(source_shape).all(|(&r, &d)| r || d == 1),
+            "planner bug: a source axis of size other than 1 is not read"
+        );
+        Self::build(source_shape, output_shape, axis_strides, source_axes)
+    }
+
+    fn build(
+        source_shape: &[usize],
+        output_shape: &[usize],
+        axis_strides: Vec<usize>,
+        source_axes: Vec<Option<usize>>,
+    ) -> Result<Self, BroadcastError> {
         let len = checked_len(output_shape)?;
         let source_len = checked_len(source_shape)?;
-        let rank = output_shape.len();
-        let mut parts = axis_strides;
-        parts.reserve_exact(source_shape.len() + 3 * rank + 2);
-        parts.extend_from_slice(source_shape);
-        parts.extend_from_slice(output_shape);
-        let simplified_rank = simplify_into(&mut parts, rank, source_shape.len(), len);
-        let plan = StridePlan {
-            parts,
-            rank,
-            source_rank: source_shape.len(),
-            simplified_rank,
-            len,
-            source_len,
-        };
-        let (dims, strides) = (plan.dims(), plan.strides());
+        let (dims, strides) = simplify(output_shape, &axis_strides, len);
         if len > 0 {
             // The largest source index reached: every axis at its last position.
             let max_index = dims
                 .iter()
-                .zip(strides)
+                .zip(&strides)
                 .map(|(&d, &s)| (d - 1).checked_mul(s))
                 .try_fold(0usize, |acc, v| acc.checked_add(v?));
             assert!(
@@ -80,35 +131,61 @@ impl StridePlan {
                 "planner bug: plan reads past the source"
             );
         }
-        Ok(plan)
+        Ok(StridePlan {
+            source_shape: source_shape.to_vec(),
+            output_shape: output_shape.to_vec(),
+            axis_strides,
+            source_axes,
+            dims,
+            strides,
+            len,
+            source_len,
+        })
     }
 
     /// The shape of the data the plan reads (row-major, contiguous).
     pub fn source_shape(&self) -> &[usize] {
-        &self.parts[self.rank..self.rank + self.source_rank]
+        &self.source_shape
     }
 
     /// The shape of the output.
     pub fn output_shape(&self) -> &[usize] {
-        let at = self.rank + self.source_rank;
-        &self.parts[at..at + self.rank]
+        &self.output_shape
     }
 
     /// Source stride (in elements) of each output axis; 0 where the axis is broadcast.
     pub fn axis_strides(&self) -> &[usize] {
-        &self.parts[..self.rank]
+        &self.axis_strides
+    }
+
+    /// The source axis each output axis reads, `None` where the source does not move along
+    /// it (a new axis, or a size-1 source axis stretched).
+    ///
+    /// Every source axis of size other than 1 appears exactly once, in increasing order, on
+    /// an output axis of the same size; a size-1 source axis may appear (on a size-1 output
+    /// axis) or not. So a source element's output positions are: its own index on the mapped
+    /// axes, anything on the others.
+    ///
+    /// ```
+    /// // A [3] bias on the channel axis of NCHW.
+    /// let plan = bcast::planners::plan_explicit(&[3], &[2, 3, 4, 4], &[1]).unwrap();
+    /// assert_eq!(plan.source_axes(), &[None, Some(0), None, None]);
+    /// // [3,1] against [2,1,6]: the size-1 axis is stretched, so it is not read.
+    /// let plan = bcast::planners::plan_bidirectional(&[3, 1], &[2, 1, 6]).unwrap();
+    /// assert_eq!(plan.source_axes(), &[None, Some(0), None]);
+    /// ```
+    pub fn source_axes(&self) -> &[Option<usize>] {
+        &self.source_axes
     }
 
     /// The simplified output dimensions (size-1 axes dropped, chained axes merged).
     pub fn dims(&self) -> &[usize] {
-        let at = 2 * self.rank + self.source_rank;
-        &self.parts[at..at + self.simplified_rank]
+        &self.dims
     }
 
     /// Source strides of the simplified dimensions.
     pub fn strides(&self) -> &[usize] {
-        let at = 2 * self.rank + self.source_rank + self.simplified_rank;
-        &self.parts[at..at + self.simplified_rank]
+        &self.strides
     }
 
     /// Number of output elements.
@@ -129,64 +206,64 @@ impl StridePlan {
     /// Output axes the data is broadcast along (stride 0 and size other than 1, or a size-1
     /// output axis with no data axis behind it is not listed: nothing is repeated there).
     pub fn broadcast_axes(&self) -> Vec<usize> {
-        let (shape, strides) = (self.output_shape(), self.axis_strides());
-        (0..shape.len())
-            .filter(|&k| strides[k] == 0 && shape[k] != 1)
+        (0..self.output_shape.len())
+            .filter(|&k| self.axis_strides[k] == 0 && self.output_shape[k] != 1)
             .collect()
     }
 }
 
-impl fmt::Debug for StridePlan {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StridePlan")
-            .field("source_shape", &self.source_shape())
-            .field("output_shape", &self.output_shape())
-            .field("axis_strides", &self.axis_strides())
-            .field("dims", &self.dims())
-            .field("strides", &self.strides())
-            .field("len", &self.len)
-            .field("source_len", &self.source_len)
-            .finish()
-    }
+/// The source axis of each output axis, recovered from row-major strides: for a plan that
+/// [`StridePlan::new`] receives already made (not from a planner), the first source axis
+/// after the last one matched with the same row-major stride and the same size. Row-major
+/// strides of axes of size above 1 are distinct, so only size-0 and size-1 axes can be
+/// ambiguous, and there any choice indexes the same elements. An axis with no match is
+/// `None`.
+#[cfg_attr(not(test), allow(dead_code))]
+fn infer_source_axes(
+    source_shape: &[usize],
+    output_shape: &[usize],
+    axis_strides: &[usize],
+) -> Result<Vec<Option<usize>>, BroadcastError> {
+    let src_strides = contiguous_strides(source_shape)?;
+    let mut next = 0usize;
+    Ok(output_shape
+        .iter()
+        .zip(axis_strides)
+        .map(|(&d, &s)| {
+            if s == 0 {
+                return None;
+            }
+            let found = (next..source_shape.len())
+                .find(|&i| src_strides[i] == s && source_shape[i] == d)?;
+            next = found + 1;
+            Some(found)
+        })
+        .collect())
 }
 
-/// Drops size-1 axes and merges chained neighbours, outermost first: reads the output shape
-/// and axis strides from `parts` (laid out as in [`StridePlan`]), appends the simplified dims
-/// then their strides, and returns how many there are.
-fn simplify_into(parts: &mut Vec<usize>, rank: usize, source_rank: usize, len: usize) -> usize {
+/// Drops size-1 axes and merges chained neighbours, outermost first.
+fn simplify(shape: &[usize], strides: &[usize], len: usize) -> (Vec<usize>, Vec<usize>) {
     if len == 0 {
-        parts.extend_from_slice(&[0, 0]);
-        return 1;
+        return (vec![0], vec![0]);
     }
-    let shape_at = rank + source_rank;
-    let dims_at = parts.len();
-    // Two passes over the same merges, the first keeping dims, the second strides, so both
-    // land in `parts` without a scratch buffer.
-    for keep_dims in [true, false] {
-        let mut last: Option<(usize, usize)> = None;
-        for k in 0..rank {
-            let (d, s) = (parts[shape_at + k], parts[k]);
-            if d == 1 {
+    let mut dims: Vec<usize> = Vec::with_capacity(shape.len());
+    let mut out_strides: Vec<usize> = Vec::with_capacity(shape.len());
+    for (&d, &s) in shape.iter().zip(strides) {
+        if d == 1 {
+            continue;
+        }
+        if let (Some(last_d), Some(&last_s)) = (dims.last_mut(), out_strides.last()) {
+            // `s * d` cannot overflow when s > 0: it is at most the source length.
+            if last_s == s.saturating_mul(d) {
+                *last_d *= d;
+                *out_strides.last_mut().expect("non-empty") = s;
                 continue;
             }
-            match last {
-                // `s * d` cannot overflow when s > 0: it is at most the source length.
-                Some((last_d, last_s)) if last_s == s.saturating_mul(d) => {
-                    last = Some((last_d * d, s));
-                }
-                _ => {
-                    if let Some((last_d, last_s)) = last {
-                        parts.push(if keep_dims { last_d } else { last_s });
-                    }
-                    last = Some((d, s));
-                }
-            }
         }
-        if let Some((last_d, last_s)) = last {
-            parts.push(if keep_dims { last_d } else { last_s });
-        }
+        dims.push(d);
+        out_strides.push(s);
     }
-    (parts.len() - dims_at) / 2
+    (dims, out_strides)
 }
 
 #[cfg(test)]
@@ -250,5 +327,112 @@ mod tests {
     #[should_panic(expected = "planner bug")]
     fn a_stride_past_the_source_is_caught() {
         let _ = StridePlan::new(&[2], &[3], vec![1]);
+    }
+
+    #[test]
+    fn source_axes_give_row_major_strides() {
+        let p = StridePlan::from_source_axes(
+            &[2, 1, 3],
+            &[5, 2, 4, 3],
+            vec![None, Some(0), None, Some(2)],
+        )
+        .unwrap();
+        assert_eq!(p.axis_strides(), &[0, 3, 0, 1]);
+        assert_eq!(p.source_axes(), &[None, Some(0), None, Some(2)]);
+    }
+
+    #[test]
+    fn every_planner_records_the_axis_it_reads() {
+        use crate::planners::*;
+        let n = |p: StridePlan| p.source_axes().to_vec();
+        assert_eq!(
+            n(plan_numpy(&[16, 1, 1], &[1, 16, 50, 50]).unwrap()),
+            vec![None, Some(0), None, None]
+        );
+        // A size-1 data dim meeting a target 1 is read (nothing is stretched there).
+        assert_eq!(
+            n(plan_numpy(&[1, 3], &[1, 3]).unwrap()),
+            vec![Some(0), Some(1)]
+        );
+        assert_eq!(
+            n(plan_bidirectional(&[3, 1], &[2, 1, 6]).unwrap()),
+            vec![None, Some(0), None]
+        );
+        // Bidirectional: a target 1 keeps the data dim, read from the data.
+        assert_eq!(
+            n(plan_bidirectional(&[1, 3, 1], &[3, 1]).unwrap()),
+            vec![Some(0), Some(1), Some(2)]
+        );
+        assert_eq!(
+            n(plan_explicit(&[50, 50], &[1, 50, 50, 16], &[1, 2]).unwrap()),
+            vec![None, Some(0), Some(1), None]
+        );
+        // PDPD: the trailing 1 of [5,1] is dropped, so data axis 1 is read nowhere.
+        assert_eq!(
+            n(plan_pdpd(&[5, 1], &[2, 3, 4, 5], 3).unwrap()),
+            vec![None, None, None, Some(0)]
+        );
+        assert_eq!(
+            n(plan_pdpd(&[3, 1], &[2, 3, 6], 1).unwrap()),
+            vec![None, Some(0), None]
+        );
+        assert_eq!(
+            n(plan_axes(&[4], &[2, 3, 4], &[1, 0]).unwrap()),
+            vec![None, None, Some(0)]
+        );
+        assert_eq!(
+            n(plan_axes(&[3], &[3, 2], &[1]).unwrap()),
+            vec![Some(0), None]
+        );
+        // A 1 stretched to 0 is not read; a 0 meeting a 0 is.
+        assert_eq!(
+            n(plan_numpy(&[1, 0], &[0, 0]).unwrap()),
+            vec![None, Some(1)]
+        );
+        let multi = plan_multi(&[&[3, 1], &[4]]).unwrap();
+        assert_eq!(multi[0].source_axes(), &[Some(0), None]);
+        assert_eq!(multi[1].source_axes(), &[None, Some(0)]);
+    }
+
+    #[test]
+    fn new_recovers_the_axes_a_planner_records() {
+        use crate::planners::*;
+        let plans = [
+            plan_numpy(&[16, 1, 1], &[1, 16, 50, 50]).unwrap(),
+            plan_numpy(&[2, 0, 0, 4], &[3, 2, 0, 0, 4]).unwrap(),
+            plan_numpy(&[1, 1, 1], &[1, 1, 1]).unwrap(),
+            plan_bidirectional(&[3, 1], &[2, 1, 6]).unwrap(),
+            plan_bidirectional(&[0, 1], &[1, 3]).unwrap(),
+            plan_explicit(&[50, 50], &[1, 50, 50, 16], &[1, 2]).unwrap(),
+            plan_pdpd(&[5, 1], &[2, 3, 4, 5], 3).unwrap(),
+            plan_axes(&[4], &[2, 3, 4], &[1, 0]).unwrap(),
+        ];
+        for p in plans {
+            let again = StridePlan::new(
+                p.source_shape(),
+                p.output_shape(),
+                p.axis_strides().to_vec(),
+            )
+            .unwrap();
+            assert_eq!(again.source_axes(), p.source_axes(), "{p:?}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "planner bug")]
+    fn a_mapping_to_an_axis_of_another_size_is_caught() {
+        let _ = StridePlan::from_source_axes(&[3], &[4], vec![Some(0)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "planner bug")]
+    fn a_data_axis_left_unread_is_caught() {
+        let _ = StridePlan::from_source_axes(&[3], &[3], vec![None]);
+    }
+
+    #[test]
+    #[should_panic(expected = "planner bug")]
+    fn a_transposing_mapping_is_caught() {
+        let _ = StridePlan::from_source_axes(&[3, 3], &[3, 3], vec![Some(1), Some(0)]);
     }
 }

@@ -299,11 +299,63 @@ fn missing_input_and_expected_files_are_failures() {
 fn an_unknown_op_is_a_failure() {
     let dir = case(
         &scratch("op"),
-        r#"{"name": "g", "op": "reduce", "mode": "numpy", "target_shape": [2, 3],
+        r#"{"name": "g", "op": "transpose", "mode": "numpy", "target_shape": [2, 3],
             "inputs": ["in0.npy"], "outputs": ["out0.npy"]}"#,
         &[("in0.npy", rows()), ("out0.npy", row())],
     );
-    assert_eq!(reason(&dir), "unknown op 'reduce'");
+    assert_eq!(reason(&dir), "unknown op 'transpose'");
+}
+
+#[test]
+fn a_reduce_case_sums_the_gradient_back_to_the_data_shape() {
+    // grad [[1,2,3],[4,5,6]] of numpy [3] -> [2,3] sums over axis 0: [5,7,9].
+    let grad = ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1i32, 2, 3, 4, 5, 6]).unwrap();
+    let want = ArrayD::from_shape_vec(IxDyn(&[3]), vec![5i32, 7, 9]).unwrap();
+    let spec = r#"{"name": "r", "op": "reduce", "mode": "numpy", "target_shape": [2, 3],
+        "data_shape": [3], "inputs": ["in0.npy"], "outputs": ["out0.npy"]}"#;
+    let dir = case(
+        &scratch("reduce-ok"),
+        spec,
+        &[("in0.npy", grad.clone().into()), ("out0.npy", want.into())],
+    );
+    assert_eq!(run_case(&dir).verdict, Verdict::Pass);
+    let wrong = ArrayD::from_shape_vec(IxDyn(&[3]), vec![5i32, 7, 10]).unwrap();
+    let dir = case(
+        &scratch("reduce-wrong"),
+        spec,
+        &[("in0.npy", grad.into()), ("out0.npy", wrong.into())],
+    );
+    assert!(!run_case(&dir).passed());
+}
+
+#[test]
+fn reduce_floats_pass_within_tolerance_and_fail_beyond_it() {
+    let grad = ArrayD::from_shape_vec(IxDyn(&[2, 2]), vec![0.5f32, 0.25, 0.5, 0.25]).unwrap();
+    let near = ArrayD::from_shape_vec(IxDyn(&[2]), vec![1.0001f32, 0.5]).unwrap();
+    let spec = |tol: &str| {
+        format!(
+            r#"{{"name": "r", "op": "reduce", "mode": "numpy", "target_shape": [2, 2],
+            "data_shape": [2], "inputs": ["in0.npy"], "outputs": ["out0.npy"], {tol}}}"#
+        )
+    };
+    let files = || {
+        [
+            ("in0.npy", Tensor::from(grad.clone())),
+            ("out0.npy", Tensor::from(near.clone())),
+        ]
+    };
+    let loose = case(
+        &scratch("reduce-loose"),
+        &spec(r#""rtol": 1e-3, "atol": 0"#),
+        &files(),
+    );
+    assert_eq!(run_case(&loose).verdict, Verdict::Pass);
+    let tight = case(
+        &scratch("reduce-tight"),
+        &spec(r#""rtol": 1e-6, "atol": 1e-6"#),
+        &files(),
+    );
+    assert!(!run_case(&tight).passed());
 }
 
 #[test]

@@ -119,9 +119,31 @@ impl Spec {
         }
     }
 
+    /// Whether this is the N-ary `multi` mode (which has no single target).
+    pub(crate) fn is_multi(&self) -> bool {
+        self.mode == ModeArgs::Multi
+    }
+
     fn outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+        if self.is_multi() {
+            return multi(inputs);
+        }
+        let (mode, target_shape) = self.mode_and_target()?;
+        let [data] = inputs else {
+            return Err(format!("expected one input, got {}", inputs.len()));
+        };
+        let plan =
+            crate::planners::plan(data.shape(), &target_shape, &mode).map_err(|e| e.to_string())?;
+        let out = data
+            .run_plan(&plan, Parallelism::Auto)
+            .map_err(|e| e.to_string())?;
+        Ok(vec![out])
+    }
+
+    /// The library's mode and target shape; a value no valid op accepts is a rejection.
+    pub(crate) fn mode_and_target(&self) -> Result<(Mode, Vec<usize>), String> {
         let mode = match &self.mode {
-            ModeArgs::Multi => return multi(inputs),
+            ModeArgs::Multi => return Err("mode multi has no single target".into()),
             ModeArgs::Numpy => Mode::Numpy,
             ModeArgs::Bidirectional => Mode::Bidirectional,
             ModeArgs::Explicit { axes_mapping } => Mode::Explicit {
@@ -142,15 +164,7 @@ impl Spec {
         let target = self.target_shape.as_deref().ok_or("no target_shape")?;
         let target_shape =
             crate::shape_from_ints(target).map_err(|e| format!("target_shape: {e}"))?;
-        let [data] = inputs else {
-            return Err(format!("expected one input, got {}", inputs.len()));
-        };
-        let plan =
-            crate::planners::plan(data.shape(), &target_shape, &mode).map_err(|e| e.to_string())?;
-        let out = data
-            .run_plan(&plan, Parallelism::Auto)
-            .map_err(|e| e.to_string())?;
-        Ok(vec![out])
+        Ok((mode, target_shape))
     }
 }
 

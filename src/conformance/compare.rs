@@ -81,6 +81,50 @@ pub(crate) fn exact(expected: &Tensor, actual: &Tensor) -> Result<(), String> {
     }
 }
 
+/// `Ok` when `actual` has the dtype and shape of `expected` and every float element is
+/// within `atol` absolutely or `rtol` relatively (approx's `relative_eq`; NaN equals NaN,
+/// an infinity only itself); non-float elements must be exact.
+///
+/// # Errors
+/// As [`exact`], with the tolerances in the reason.
+pub(crate) fn close(
+    expected: &Tensor,
+    actual: &Tensor,
+    rtol: f64,
+    atol: f64,
+) -> Result<(), String> {
+    fn as_f64(t: &Tensor) -> Option<Vec<f64>> {
+        Some(match t {
+            Tensor::F16(a) => a.iter().map(|v| v.to_f64()).collect(),
+            Tensor::BF16(a) => a.iter().map(|v| v.to_f64()).collect(),
+            Tensor::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
+            Tensor::F64(a) => a.iter().copied().collect(),
+            _ => return None,
+        })
+    }
+    if expected.dtype() != actual.dtype() || expected.shape() != actual.shape() {
+        return exact(expected, actual);
+    }
+    let (Some(e), Some(a)) = (as_f64(expected), as_f64(actual)) else {
+        return exact(expected, actual);
+    };
+    let near = |x: f64, y: f64| {
+        (x.is_nan() && y.is_nan())
+            || approx::relative_eq!(x, y, epsilon = atol, max_relative = rtol)
+    };
+    let bad: Vec<usize> = (0..e.len()).filter(|&i| !near(e[i], a[i])).collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{} of {} elements differ beyond rtol {rtol:e} / atol {atol:e}; first at flat index {i}: expected {}, got {}",
+            bad.len(),
+            e.len(),
+            e[i],
+            a[i]
+        )),
+    }
+}
+
 fn plain<T: Debug>(v: &T) -> String {
     format!("{v:?}")
 }

@@ -1,7 +1,6 @@
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 use crate::planners::dims;
-use crate::shape::contiguous_strides;
 
 /// nGraph v0 broadcast with `broadcast_axes`.
 ///
@@ -59,22 +58,13 @@ pub fn plan_axes(
             target_shape: dims(target_shape),
         });
     }
-    let src_strides = contiguous_strides(data_shape)?;
-    let mut next_data_axis = src_strides.iter();
-    let strides = is_new
+    // One data axis per kept target axis, in order: `remaining == data_shape` above.
+    let mut next_data_axis = 0..data_shape.len();
+    let source_axes = is_new
         .iter()
-        .map(|&new| {
-            if new {
-                0
-            } else {
-                // One data axis per kept target axis: `remaining == data_shape` above.
-                *next_data_axis
-                    .next()
-                    .expect("kept axes match the data rank")
-            }
-        })
+        .map(|&new| if new { None } else { next_data_axis.next() })
         .collect();
-    StridePlan::new(data_shape, target_shape, strides)
+    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
 }
 
 #[cfg(test)]

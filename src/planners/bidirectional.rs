@@ -1,7 +1,6 @@
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 use crate::planners::dims;
-use crate::shape::contiguous_strides;
 
 /// Bidirectional broadcast: OpenVINO v3 `bidirectional` mode, ONNX `Expand`.
 ///
@@ -26,9 +25,8 @@ pub fn plan_bidirectional(
     let rank = data_shape.len().max(target_shape.len());
     let data_pad = rank - data_shape.len();
     let target_pad = rank - target_shape.len();
-    let src_strides = contiguous_strides(data_shape)?;
     let mut output = Vec::with_capacity(rank);
-    let mut strides = Vec::with_capacity(rank);
+    let mut source_axes = Vec::with_capacity(rank);
     for axis in 0..rank {
         let d = if axis < data_pad {
             1
@@ -40,17 +38,13 @@ pub fn plan_bidirectional(
         } else {
             target_shape[axis - target_pad]
         };
-        let stride = if axis < data_pad {
-            0
-        } else {
-            src_strides[axis - data_pad]
-        };
+        let source_axis = axis.checked_sub(data_pad);
         if d == t || t == 1 {
             output.push(d);
-            strides.push(stride);
+            source_axes.push(source_axis);
         } else if d == 1 {
             output.push(t);
-            strides.push(0);
+            source_axes.push(None);
         } else {
             return Err(BroadcastError::Incompatible {
                 mode: "bidirectional",
@@ -62,7 +56,7 @@ pub fn plan_bidirectional(
             });
         }
     }
-    StridePlan::new(data_shape, &output, strides)
+    StridePlan::from_source_axes(data_shape, &output, source_axes)
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 use crate::planners::dims;
-use crate::shape::contiguous_strides;
 
 /// Explicit broadcast: OpenVINO `explicit` mode (IR alias `none`).
 ///
@@ -58,12 +57,11 @@ pub fn plan_explicit(
             });
         }
     }
-    let src_strides = contiguous_strides(data_shape)?;
-    let mut strides = vec![0usize; target_shape.len()];
+    let mut source_axes = vec![None; target_shape.len()];
     for (i, (&d, &axis)) in data_shape.iter().zip(axes_mapping).enumerate() {
         let t = target_shape[axis];
         if d == t {
-            strides[axis] = src_strides[i];
+            source_axes[axis] = Some(i);
         } else if d != 1 {
             return Err(BroadcastError::DimMismatch {
                 mode: MODE,
@@ -75,7 +73,7 @@ pub fn plan_explicit(
             });
         }
     }
-    StridePlan::new(data_shape, target_shape, strides)
+    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
 }
 
 #[cfg(test)]

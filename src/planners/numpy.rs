@@ -1,7 +1,6 @@
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 use crate::planners::dims;
-use crate::shape::contiguous_strides;
 
 /// Numpy (one-directional) broadcast: OpenVINO `numpy` mode.
 ///
@@ -33,12 +32,11 @@ pub fn plan_numpy(
             target_shape: dims(target_shape),
         });
     }
-    let src_strides = contiguous_strides(data_shape)?;
     let offset = target_shape.len() - data_shape.len();
-    let mut strides = vec![0usize; target_shape.len()];
+    let mut source_axes = vec![None; target_shape.len()];
     for (i, (&d, &t)) in data_shape.iter().zip(&target_shape[offset..]).enumerate() {
         if d == t {
-            strides[offset + i] = src_strides[i];
+            source_axes[offset + i] = Some(i);
         } else if d != 1 {
             return Err(BroadcastError::DimMismatch {
                 mode: MODE,
@@ -50,7 +48,7 @@ pub fn plan_numpy(
             });
         }
     }
-    StridePlan::new(data_shape, target_shape, strides)
+    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 use crate::error::BroadcastError;
 use crate::plan::StridePlan;
 use crate::planners::dims;
-use crate::shape::contiguous_strides;
 
 /// PDPD (PaddlePaddle) broadcast: OpenVINO's broadcast-rules "PDPD".
 ///
@@ -59,12 +58,11 @@ pub fn plan_pdpd(
             target_shape.len()
         )));
     }
-    let src_strides = contiguous_strides(data_shape)?;
-    let mut strides = vec![0usize; target_shape.len()];
+    let mut source_axes = vec![None; target_shape.len()];
     for (i, &d) in fitted.iter().enumerate() {
         let t = target_shape[start + i];
         if d == t {
-            strides[start + i] = src_strides[i];
+            source_axes[start + i] = Some(i);
         } else if d != 1 {
             return Err(BroadcastError::DimMismatch {
                 mode: "pdpd",
@@ -76,7 +74,7 @@ pub fn plan_pdpd(
             });
         }
     }
-    StridePlan::new(data_shape, target_shape, strides)
+    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
 }
 
 #[cfg(test)]

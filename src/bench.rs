@@ -510,3 +510,145 @@ mod tests {
         assert!(m.kernel_gbps > 0.0 && m.ns_per_call > 0.0);
     }
 }
+
+/// The reduce group: every broadcast case with an output of 1 MiB or more and a summable
+/// element type, run in reverse (a gradient of the output shape summed back to the data
+/// shape). Named `reduce_<case>`.
+pub fn reduce_cases() -> Vec<ReduceCase> {
+    CASES
+        .iter()
+        .filter(|c| c.dtype != DType::String && c.dtype != DType::Bool)
+        .filter(|c| {
+            c.plan()
+                .map(|p| p.len() * c.dtype.size() >= 1 << 20)
+                .unwrap_or(false)
+        })
+        .map(|c| ReduceCase {
+            name: format!("reduce_{}", c.name),
+            case: *c,
+        })
+        .collect()
+}
+
+/// A broadcast case run in reverse by [`crate::reduce_with_plan`].
+#[derive(Debug, Clone)]
+pub struct ReduceCase {
+    /// `reduce_<broadcast case name>`.
+    pub name: String,
+    /// The broadcast case whose output shape is the gradient's.
+    pub case: Case,
+}
+
+/// What `bcast bench` reports for one reduce case. Rates are in GB/s of gradient read.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ReduceMeasurement {
+    /// Case name (`reduce_...`).
+    pub case: String,
+    /// Gradient bytes.
+    pub bytes: usize,
+    /// Threads available to every run.
+    pub threads: usize,
+    /// `reduce_with_plan` over the gradient, result allocation included (median).
+    pub reduce_gbps: f64,
+    /// Read bound: a wrapping sum of the same buffer as 64-bit words, same threads (median).
+    pub read_gbps: f64,
+    /// `reduce_gbps / read_gbps`.
+    pub ratio_read: f64,
+    /// Median nanoseconds per reduce call.
+    pub ns_per_call: f64,
+}
+
+/// Reads every byte of `buf` (as 64-bit words, summed with wrapping) with the threads of
+/// `par`, in chunks of 256 KiB: the read bound a reduction is measured against.
+pub fn read_sum<T: bytemuck::Pod + Sync>(buf: &[T], par: Parallelism<'_>) -> u64 {
+    use rayon::prelude::*;
+    let (head, words, tail) = bytemuck::pod_align_to::<T, u64>(buf);
+    let edge: u64 = bytemuck::cast_slice::<T, u8>(head)
+        .iter()
+        .chain(bytemuck::cast_slice::<T, u8>(tail))
+        .map(|&b| u64::from(b))
+        .sum();
+    let chunk = 1 << 15;
+    let sum_words = |w: &[u64]| w.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+    let body = match par {
+        Parallelism::Serial => sum_words(words),
+        Parallelism::Auto => words
+            .par_chunks(chunk)
+            .map(sum_words)
+            .reduce(|| 0, u64::wrapping_add),
+        Parallelism::Pool(pool) => pool.install(|| {
+            words
+                .par_chunks(chunk)
+                .map(sum_words)
+                .reduce(|| 0, u64::wrapping_add)
+        }),
+    };
+    std::hint::black_box(edge.wrapping_add(body))
+}
+
+/// Measures one reduce case, interleaving reduce and read-bound rounds for about `budget`.
+///
+/// # Errors
+/// Any error of the reduction itself.
+pub fn measure_reduce(
+    rc: &ReduceCase,
+    par: Parallelism<'_>,
+    threads: usize,
+    budget: Duration,
+) -> Result<ReduceMeasurement, BroadcastError> {
+    let plan = rc.case.plan()?;
+    // The gradient: the broadcast of the case's input, so values are non-trivial.
+    let grad = rc.case.input()?.run_plan(&plan, par)?;
+    let (reduce, read) = match &grad {
+        Tensor::U8(g) => time_reduce(&plan, g, par, budget)?,
+        Tensor::F16(g) => time_reduce(&plan, g, par, budget)?,
+        Tensor::F32(g) => time_reduce(&plan, g, par, budget)?,
+        Tensor::F64(g) => time_reduce(&plan, g, par, budget)?,
+        Tensor::I32(g) => time_reduce(&plan, g, par, budget)?,
+        t => {
+            return Err(BroadcastError::UnsupportedType {
+                op: "reduce bench",
+                dtype: t.dtype().name(),
+            })
+        }
+    };
+    let bytes = plan.len() * rc.case.dtype.size();
+    let gbps = |t: f64| if t > 0.0 { bytes as f64 / t / 1e9 } else { 0.0 };
+    let (reduce_gbps, read_gbps) = (gbps(reduce), gbps(read));
+    Ok(ReduceMeasurement {
+        case: rc.name.clone(),
+        bytes,
+        threads,
+        reduce_gbps,
+        read_gbps,
+        ratio_read: if read_gbps > 0.0 {
+            reduce_gbps / read_gbps
+        } else {
+            0.0
+        },
+        ns_per_call: reduce * 1e9,
+    })
+}
+
+/// Medians of (reduce, read bound) seconds per call.
+fn time_reduce<T: crate::Summable + bytemuck::Pod + Sync>(
+    plan: &StridePlan,
+    grad: &ArrayD<T>,
+    par: Parallelism<'_>,
+    budget: Duration,
+) -> Result<(f64, f64), BroadcastError> {
+    let buf = grad.as_slice().expect("fresh arrays are row-major");
+    let mut reduce = || crate::reduce_with_plan(plan, grad.view(), par).map(drop);
+    reduce()?;
+    let one = seconds_per_call(1, &mut reduce)?;
+    let (batch, rounds) = schedule(one, budget, 2);
+    let (mut r, mut b) = (vec![], vec![]);
+    for _ in 0..rounds {
+        r.push(seconds_per_call(batch, &mut reduce)?);
+        b.push(seconds_per_call(batch, || {
+            read_sum(buf, par);
+            Ok::<(), BroadcastError>(())
+        })?);
+    }
+    Ok((median(&mut r), median(&mut b)))
+}

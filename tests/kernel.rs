@@ -460,6 +460,54 @@ mod bench_cli {
     }
 
     #[test]
+    fn reduce_cases_report_their_ratio_to_the_read_bound() {
+        let out = bcast(&[
+            "bench",
+            "--json",
+            "--case",
+            "reduce_pixel_u8",
+            "--budget-ms",
+            "5",
+        ]);
+        assert!(out.status.success(), "{:?}", out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        for key in [
+            "case",
+            "bytes",
+            "threads",
+            "reduce_gbps",
+            "read_gbps",
+            "ratio_read",
+            "ns_per_call",
+        ] {
+            assert!(v.get(key).is_some(), "missing {key} in {text}");
+        }
+        assert_eq!(v["case"], "reduce_pixel_u8");
+        assert_eq!(v["bytes"], 2048 * 2048 * 3);
+        let ratio = v["ratio_read"].as_f64().unwrap();
+        let (reduce, read) = (
+            v["reduce_gbps"].as_f64().unwrap(),
+            v["read_gbps"].as_f64().unwrap(),
+        );
+        assert!(reduce > 0.0 && read > 0.0);
+        assert!((ratio - reduce / read).abs() < 1e-9 * ratio.max(1.0));
+    }
+
+    #[test]
+    fn the_reduce_group_is_every_large_summable_case_reversed() {
+        let names: Vec<String> = bcast::bench::reduce_cases()
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert!(names.contains(&"reduce_channel_bias_f32".to_string()));
+        assert!(names.contains(&"reduce_mid_f16".to_string()));
+        assert!(!names
+            .iter()
+            .any(|n| n.contains("strings") || n.contains("tiny")));
+    }
+
+    #[test]
     fn an_unknown_case_is_one_error_line_and_exit_2() {
         let out = bcast(&["bench", "--case", "nope"]);
         assert_eq!(out.status.code(), Some(2));

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use bcast::bench::{self, Case, Measurement};
+use bcast::bench::{self, Case, Measurement, ReduceCase, ReduceMeasurement};
 use bcast::Parallelism;
 
 use super::{CliError, CliResult};
@@ -30,7 +30,7 @@ pub struct BenchArgs {
 }
 
 pub fn main(args: BenchArgs) -> CliResult {
-    let cases = select(&args.cases)?;
+    let (cases, reduce_cases) = select(&args.cases)?;
     let threads = match args.threads {
         Some(0) => return Err(CliError("--threads must be at least 1".into())),
         Some(n) => n,
@@ -42,7 +42,7 @@ pub fn main(args: BenchArgs) -> CliResult {
         .map_err(|e| CliError(format!("cannot start {threads} threads: {e}")))?;
     let budget = Duration::from_millis(args.budget_ms);
     let mut stdout = std::io::stdout().lock();
-    if !args.json {
+    if !args.json && !cases.is_empty() {
         print_header(&mut stdout)?;
     }
     for case in cases {
@@ -55,22 +55,61 @@ pub fn main(args: BenchArgs) -> CliResult {
         writeln!(stdout, "{line}").map_err(io_error)?;
         stdout.flush().map_err(io_error)?;
     }
+    if !args.json && !reduce_cases.is_empty() {
+        print_reduce_header(&mut stdout)?;
+    }
+    for rc in &reduce_cases {
+        let m = bench::measure_reduce(rc, Parallelism::Pool(&pool), threads, budget)?;
+        let line = if args.json {
+            serde_json::to_string(&m).map_err(|e| CliError(e.to_string()))?
+        } else {
+            reduce_row(&m)
+        };
+        writeln!(stdout, "{line}").map_err(io_error)?;
+        stdout.flush().map_err(io_error)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The cases named on the command line, in table order; all of them when none is named.
-fn select(names: &[String]) -> Result<Vec<&'static Case>, CliError> {
-    if let Some(unknown) = names.iter().find(|n| bench::find(n).is_none()) {
-        let known: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
+/// The reduce group's header: gradient bytes read against the in-process read bound.
+fn print_reduce_header(out: &mut impl Write) -> Result<(), CliError> {
+    writeln!(
+        out,
+        "# reduce: gradient summed back to the data shape; GB/s of gradient read, medians"
+    )
+    .map_err(io_error)?;
+    writeln!(
+        out,
+        "{:<25} {:>10} {:>7} {:>11} {:>9} {:>10} {:>12}",
+        "case", "bytes", "threads", "reduce_GB/s", "read_GB/s", "ratio_read", "ns_per_call"
+    )
+    .map_err(io_error)
+}
+
+fn reduce_row(m: &ReduceMeasurement) -> String {
+    format!(
+        "{:<25} {:>10} {:>7} {:>11.2} {:>9.2} {:>10.2} {:>12.0}",
+        m.case, m.bytes, m.threads, m.reduce_gbps, m.read_gbps, m.ratio_read, m.ns_per_call
+    )
+}
+
+/// The broadcast and reduce cases named on the command line, in table order; all of them
+/// when none is named.
+fn select(names: &[String]) -> Result<(Vec<&'static Case>, Vec<ReduceCase>), CliError> {
+    let reduce = bench::reduce_cases();
+    let known = |n: &String| bench::find(n).is_some() || reduce.iter().any(|r| &r.name == n);
+    if let Some(unknown) = names.iter().find(|n| !known(n)) {
+        let mut all: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
+        all.extend(reduce.iter().map(|r| r.name.as_str()));
         return Err(CliError(format!(
             "unknown bench case '{unknown}' (known: {})",
-            known.join(", ")
+            all.join(", ")
         )));
     }
-    Ok(bench::CASES
-        .iter()
-        .filter(|c| names.is_empty() || names.iter().any(|n| n == c.name))
-        .collect())
+    let wanted = |n: &str| names.is_empty() || names.iter().any(|x| x == n);
+    let cases = bench::CASES.iter().filter(|c| wanted(c.name)).collect();
+    let reduce = reduce.into_iter().filter(|r| wanted(&r.name)).collect();
+    Ok((cases, reduce))
 }
 
 fn print_header(out: &mut impl Write) -> Result<(), CliError> {

@@ -18,7 +18,7 @@ use crate::shape::{checked_len, contiguous_strides};
 /// (a transposed or sliced view) can build its own strides, and a gradient can be summed back
 /// over exactly the axes the data was repeated along.
 ///
-/// Invariants (established by [`StridePlan::new`], relied on by the executor):
+/// Invariants (established when the plan is built, relied on by the executor):
 /// - `len == product(output_shape)` fits in `usize`;
 /// - every source index reached is `< source_len`;
 /// - an empty output has `dims == [0]`; a one-element output has `dims == []`.

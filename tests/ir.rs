@@ -40,26 +40,19 @@ fn npy_files(dir: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// bf16 travels in .npy as uint16 bit patterns.
-fn bf16_to_bits(t: Tensor) -> Tensor {
-    match t {
-        Tensor::BF16(a) => Tensor::U16(a.mapv(|v| v.to_bits())),
-        t => t,
-    }
-}
-
 fn read_inputs(model: &Model, case: &Path) -> HashMap<String, Tensor> {
     npy_files(&case.join("inputs"))
         .into_iter()
         .map(|(name, path)| {
             let t = bcast::npy::read(&path).unwrap();
-            let is_bf16 = model
+            let want = model
                 .inputs()
                 .iter()
-                .any(|i| i.name == name && i.dtype == DType::BF16);
-            let t = match t {
-                Tensor::U16(bits) if is_bf16 => Tensor::BF16(bits.mapv(half::bf16::from_bits)),
-                t => t,
+                .find(|i| i.name == name)
+                .map(|i| i.dtype);
+            let t = match want {
+                Some(dtype) => bcast::ir::bf16_from_npy_bits(t, dtype),
+                None => t,
             };
             (name, t)
         })
@@ -161,7 +154,7 @@ fn every_model_gives_openvinos_outputs_through_the_library() {
                     tensor.shape()
                 ));
             }
-            let tensor = bf16_to_bits(tensor);
+            let tensor = bcast::ir::bf16_to_npy_bits(tensor);
             if !tensor.bit_equal(expected) {
                 failures.push(format!(
                     "{name}/{out_name}: got {:?}\nexpected {:?}",

@@ -56,7 +56,7 @@ pub fn main(args: IrArgs) -> CliResult {
         .map_err(|e| CliError(format!("--out-dir {}: {e}", out_dir.display())))?;
     for ((name, tensor), path) in outputs.into_iter().zip(files) {
         let (dtype, shape) = (tensor.dtype(), bcast::Dims(tensor.shape().to_vec()));
-        bcast::npy::write_atomic(&path, &bf16_as_bits(tensor))
+        bcast::npy::write_atomic(&path, &bcast::ir::bf16_to_npy_bits(tensor))
             .map_err(|e| CliError(format!("output '{name}': {e}")))?;
         println!("{}: {dtype} {shape}", path.display());
     }
@@ -99,8 +99,8 @@ fn read_inputs(model: &Model, args: &[String]) -> Result<HashMap<String, Tensor>
         };
         let tensor =
             bcast::npy::read(file).map_err(|e| CliError(format!("--input '{name}': {e}")))?;
-        let tensor = match (param.dtype, tensor) {
-            (DType::BF16, Tensor::U16(bits)) => Tensor::BF16(bits.mapv(half::bf16::from_bits)),
+        let tensor = match (param.dtype, bcast::ir::bf16_from_npy_bits(tensor, param.dtype)) {
+            (DType::BF16, t @ Tensor::BF16(_)) => t,
             (DType::BF16, t) => {
                 return Err(CliError(format!(
                     "--input '{name}': the Parameter is bf16, which .npy cannot hold: give its bit patterns as a uint16 .npy (this file is {})",
@@ -122,13 +122,5 @@ fn names(model: &Model) -> String {
         "none".into()
     } else {
         names.join(", ")
-    }
-}
-
-/// bf16 has no npy dtype: it is written as its uint16 bit patterns.
-fn bf16_as_bits(t: Tensor) -> Tensor {
-    match t {
-        Tensor::BF16(a) => Tensor::U16(a.mapv(|v| v.to_bits())),
-        other => other,
     }
 }

@@ -12,7 +12,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::compare;
-use crate::element::DType;
 use crate::ir::Model;
 use crate::tensor::Tensor;
 
@@ -63,10 +62,7 @@ pub(crate) fn judge(dir: &Path) -> Result<(), String> {
                 let actual = got
                     .get(&name)
                     .ok_or_else(|| format!("the model has no Result named '{name}'"))?;
-                let actual = match actual {
-                    Tensor::BF16(a) => Tensor::U16(a.mapv(|v| v.to_bits())),
-                    t => t.clone(),
-                };
+                let actual = crate::ir::bf16_to_npy_bits(actual.clone());
                 compare::exact(&expected, &actual).map_err(|e| format!("{name}: {e}"))?;
             }
             Ok(())
@@ -78,13 +74,9 @@ fn read_inputs(model: &Model, dir: &Path) -> Result<HashMap<String, Tensor>, Str
     let mut inputs = HashMap::new();
     for (name, path) in npy_files(&dir.join("inputs"))? {
         let t = crate::npy::read(&path).map_err(|e| format!("inputs/{name}.npy: {e}"))?;
-        let is_bf16 = model
-            .inputs()
-            .iter()
-            .any(|i| i.name == name && i.dtype == DType::BF16);
-        let t = match t {
-            Tensor::U16(bits) if is_bf16 => Tensor::BF16(bits.mapv(half::bf16::from_bits)),
-            t => t,
+        let t = match model.inputs().iter().find(|i| i.name == name) {
+            Some(info) => crate::ir::bf16_from_npy_bits(t, info.dtype),
+            None => t,
         };
         inputs.insert(name, t);
     }

@@ -273,3 +273,22 @@ impl Model {
         describe::describe(self)
     }
 }
+
+/// `.npy` has no bfloat16, so bcast stores a bf16 tensor in `.npy` as its uint16 bit
+/// patterns. This turns a bf16 tensor into those bits; any other tensor is returned as is.
+pub fn bf16_to_npy_bits(t: Tensor) -> Tensor {
+    match t {
+        Tensor::BF16(a) => Tensor::U16(a.mapv(|v| v.to_bits())),
+        other => other,
+    }
+}
+
+/// The inverse of [`bf16_to_npy_bits`] for a value bound for a `want`-typed input: uint16
+/// bits become bf16 when `want` is bf16; anything else is returned as is (the model's own
+/// type check then names a mismatch).
+pub fn bf16_from_npy_bits(t: Tensor, want: DType) -> Tensor {
+    match (want, t) {
+        (DType::BF16, Tensor::U16(bits)) => Tensor::BF16(bits.mapv(half::bf16::from_bits)),
+        (_, t) => t,
+    }
+}

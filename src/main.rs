@@ -38,7 +38,7 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(e) => return cli::report_clap_error(e),
     };
-    let result = match parsed.command {
+    let result = cli::run_guarded(|| match parsed.command {
         Command::Run(a) => cli::run::run(a),
         Command::Shape(a) => cli::run::shape(a),
         Command::Multi(a) => cli::run::multi(a),
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::main(a),
         Command::Ir(a) => cli::ir::main(a),
         Command::Reduce(a) => cli::reduce::main(a),
-    };
+    });
     match result {
         Ok(code) => code,
         Err(e) => {

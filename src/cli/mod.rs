@@ -79,7 +79,9 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
 }
 
 /// A panic is a bug, but the user still gets one `error:` line and exit code 2, never a
-/// backtrace.
+/// backtrace. The hook only keeps the message: a panic that the library catches (a worker's,
+/// turned into `BroadcastError::WorkerPanicked`) must not end the process, and one that
+/// reaches `main` is reported by [`run_guarded`].
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let msg = info
@@ -88,12 +90,24 @@ pub fn install_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        eprintln!(
-            "error: internal error (please report): {}",
-            msg.replace('\n', " ")
-        );
-        std::process::exit(2);
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(msg.replace('\n', " "));
+        }
     }));
+}
+
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Runs a subcommand; a panic that escapes it becomes an `internal error` failure.
+pub fn run_guarded(f: impl FnOnce() -> CliResult) -> CliResult {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        let msg = LAST_PANIC
+            .lock()
+            .ok()
+            .and_then(|mut m| m.take())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(CliError(format!("internal error (please report): {msg}")))
+    })
 }
 
 /// Parses a shape or axis list: `2,3`, `[2,3]`, `[]` or an empty string (rank 0). Values may
@@ -141,6 +155,15 @@ mod tests {
         assert_eq!(parse_int_list("-1").unwrap(), vec![-1]);
         assert!(parse_int_list("2,x").is_err());
         assert!(parse_int_list("2,,3").is_err());
+    }
+
+    #[test]
+    fn a_panic_that_escapes_a_subcommand_is_an_internal_error_not_an_exit() {
+        install_panic_hook();
+        let got = run_guarded(|| panic!("boom\nsecond line"));
+        let _ = std::panic::take_hook();
+        let msg = got.unwrap_err().to_string();
+        assert_eq!(msg, "internal error (please report): boom second line");
     }
 
     #[test]

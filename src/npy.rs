@@ -22,6 +22,10 @@ use crate::tensor::Tensor;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
+/// The most elements a zero-width unicode array (`U0`) may declare: its file holds no data to
+/// check the shape against, and each element still becomes a `String` (24 bytes).
+pub const MAX_ZERO_WIDTH_STRINGS: usize = 1 << 24;
+
 /// Why a `.npy` file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -419,8 +423,22 @@ fn decode(h: &Header, data: &[u8]) -> Result<Tensor, NpyError> {
         ('f', 4) => numeric!(f32, 4, F32),
         ('f', 8) => numeric!(f64, 8, F64),
         ('U', _) => {
+            // A zero-width dtype (`U0`) costs no data bytes whatever the shape, so the size
+            // check above does not bound it; each element still costs a `String` here.
+            if size == 0 && count > MAX_ZERO_WIDTH_STRINGS {
+                return Err(NpyError::Header(format!(
+                    "zero-width '{}' array of shape {:?} has {count} elements; bcast holds at most {MAX_ZERO_WIDTH_STRINGS} empty strings",
+                    h.descr, h.shape
+                )));
+            }
             let chars = size / 4;
-            let mut values = Vec::with_capacity(count);
+            let mut values = Vec::new();
+            values.try_reserve_exact(count).map_err(|_| {
+                NpyError::Header(format!(
+                    "cannot allocate {count} strings for shape {:?}",
+                    h.shape
+                ))
+            })?;
             for (i, item) in data.chunks_exact(size.max(1)).enumerate().take(count) {
                 let mut s = String::with_capacity(chars);
                 let mut points: Vec<u32> = item
@@ -1067,6 +1085,18 @@ mod tests {
         bad[1] = b'X';
         assert!(matches!(from_bytes(&bad), Err(NpyError::Magic)));
         assert!(matches!(from_bytes(b"hello world!"), Err(NpyError::Magic)));
+    }
+
+    /// Found by the npy fuzzer: a `|U0` header declaring ~3.2e9 elements passed the size
+    /// check (0 bytes each) and then aborted allocating 76 GB of `String`s.
+    #[test]
+    fn zero_width_strings_with_a_huge_shape_are_refused_not_allocated() {
+        let shape = "(1,232,1,2,2,232,1,2,2, 1,2,2,232,1,2,2, 1)";
+        let e = from_bytes(&npy("|U0", true, shape, &[])).unwrap_err();
+        assert!(matches!(e, NpyError::Header(_)), "{e}");
+        assert!(e.to_string().contains("zero-width"), "{e}");
+        let t = from_bytes(&npy("<U0", false, "(2, 3)", &[])).unwrap();
+        assert!(t.bit_equal(&ArrayD::from_elem(IxDyn(&[2, 3]), String::new()).into()));
     }
 
     #[test]

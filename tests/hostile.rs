@@ -37,6 +37,35 @@ proptest! {
     }
 
     #[test]
+    fn random_text_never_panics_the_ir_reader(xml in ".{0,400}", bin in proptest::collection::vec(any::<u8>(), 0..64)) {
+        let _ = bcast::ir::Model::from_xml(&xml, &bin);
+    }
+
+    #[test]
+    fn edited_openvino_models_never_panic_the_ir_reader(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
+        cut in any::<usize>(),
+    ) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/ir/chain_two_broadcasts");
+        let mut xml = std::fs::read(dir.join("model.xml")).unwrap();
+        let bin = std::fs::read(dir.join("model.bin")).unwrap();
+        for (at, v) in edits {
+            let n = xml.len();
+            xml[at % n] = v;
+        }
+        let xml = String::from_utf8_lossy(&xml).into_owned();
+        let bin = &bin[..cut % (bin.len() + 1)];
+        if let Ok(model) = bcast::ir::Model::from_xml(&xml, bin) {
+            let small = model.outputs().iter().all(|o| {
+                o.shape.to_static().and_then(|s| bcast::checked_len(&s).ok()).is_some_and(|n| n <= 1 << 16)
+            });
+            if small {
+                let _ = model.run(&std::collections::HashMap::new());
+            }
+        }
+    }
+
+    #[test]
     fn header_shapes_are_checked_against_the_data(shape in proptest::collection::vec(0usize..1_000_000_000_000, 0..5)) {
         let dims = shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
         let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({dims},), }}\n");

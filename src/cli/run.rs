@@ -12,7 +12,7 @@ use bcast::{Dims, Mode, Parallelism, Tensor};
 
 use super::{parse_axes, parse_shape, CliError, CliResult};
 
-/// The broadcast mode and its flags, shared by `run` and `shape`.
+/// The broadcast mode and its flags, shared by `run`, `shape` and `reduce`.
 #[derive(clap::Args, Debug)]
 pub struct ModeArgs {
     /// Broadcast mode: numpy, bidirectional, explicit (IR name: none), pdpd or axes.

@@ -68,7 +68,16 @@ impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
 
     #[inline(always)]
     fn copy_slots(dst: &mut [Self], src: &[Self]) {
-        dst.copy_from_slice(src);
+        // One cache line at a time, in address order. A single `copy_from_slice` of a stamp
+        // is expanded by LLVM into stores running from the stamp's last line back to its
+        // first; measured on the development VM (`bcast bench`, alternating runs), that ran
+        // `row_f32` at 0.66-0.71 of the fill bound against 0.87-0.89 in address order.
+        let mut d = dst.chunks_exact_mut(Self::LINE);
+        let mut s = src.chunks_exact(Self::LINE);
+        for (d, s) in (&mut d).zip(&mut s) {
+            d.copy_from_slice(s);
+        }
+        d.into_remainder().copy_from_slice(s.remainder());
     }
 
     // Plain rows are copied with `memcpy` from an L1-hot row already.

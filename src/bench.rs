@@ -11,7 +11,10 @@
 //!   `memset` of a non-zero byte, over the same buffer;
 //! - **memcpy**: copying an output-sized source into the buffer (the read+write reference);
 //! - **alloc**: `broadcast_with`, which allocates a new output (page faults included; the
-//!   result is dropped outside the timed region).
+//!   result is dropped outside the timed region);
+//! - **fresh**: the bound of the allocating path: the same allocation and huge-page advice,
+//!   one element written per 4 KiB page, so the OS maps and zeroes every page and no data is
+//!   written. A new output cannot be produced faster than the OS hands out zeroed pages.
 //!
 //! Kernel, fill and memcpy runs are interleaved round by round, so a burst of load from
 //! another process hits all three alike; each figure is the median over the rounds.
@@ -202,6 +205,11 @@ pub struct Measurement {
     pub memcpy_gbps: f64,
     /// `broadcast_with`, allocating its output every call (median).
     pub alloc_gbps: f64,
+    /// Fresh-page bound of the allocating path: allocating an output-sized buffer with the
+    /// same huge-page advice and threads and writing one byte per 4 KiB page, so the OS maps
+    /// and zeroes every page and nothing else is written (median). `alloc_gbps` cannot
+    /// exceed it.
+    pub fresh_gbps: f64,
     /// `kernel_gbps / fill_gbps`.
     pub ratio_fill: f64,
     /// Median nanoseconds per kernel call.
@@ -323,6 +331,7 @@ struct Medians {
     fill: f64,
     memcpy: f64,
     alloc: f64,
+    fresh: f64,
 }
 
 impl Medians {
@@ -338,6 +347,7 @@ impl Medians {
             fill_gbps,
             memcpy_gbps: gbps(self.memcpy),
             alloc_gbps: gbps(self.alloc),
+            fresh_gbps: gbps(self.fresh),
             ratio_fill: if fill_gbps > 0.0 {
                 kernel_gbps / fill_gbps
             } else {
@@ -385,11 +395,13 @@ fn measure_plain<T: Element + bytemuck::Pod>(
     let alloc = time_alloc(batch, rounds, || {
         crate::api::broadcast_with(input.view(), target, &mode, par)
     })?;
+    let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, T::zeroed))?;
     Ok(Medians {
         kernel: median(&mut k),
         fill: median(&mut f).min(median(&mut s)),
         memcpy: median(&mut c),
         alloc,
+        fresh,
     }
     .report(case, bytes))
 }
@@ -439,13 +451,42 @@ fn measure_strings(
     let alloc = time_alloc(batch, rounds, || {
         crate::api::broadcast_with(input.view(), target, &mode, par)
     })?;
+    let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, String::new))?;
     Ok(Medians {
         kernel: median(&mut k),
         fill: median(&mut f),
         memcpy: median(&mut c),
         alloc,
+        fresh,
     }
     .report(case, bytes))
+}
+
+/// An output-sized allocation advised and faulted in the way `broadcast_with` does it, with
+/// one element written per 4 KiB page: what a fresh output costs before any data is written.
+/// `value` makes an element that owns no heap memory (the `Vec` keeps length 0, so the
+/// written elements are never dropped).
+fn fresh_pages<T: Send>(
+    plan: &StridePlan,
+    par: Parallelism<'_>,
+    value: impl Fn() -> T + Sync,
+) -> Result<Vec<T>, BroadcastError> {
+    let mut out: Vec<T> = Vec::new();
+    out.try_reserve_exact(plan.len())
+        .map_err(|_| BroadcastError::Allocation {
+            bytes: plan.len().saturating_mul(std::mem::size_of::<T>()),
+            shape: crate::error::Dims(plan.output_shape().to_vec()),
+        })?;
+    let spare = &mut out.spare_capacity_mut()[..plan.len()];
+    crate::kernel::advise_huge_pages(spare);
+    let elem_bytes = std::mem::size_of::<T>().max(1);
+    let step = (4096 / elem_bytes).max(1);
+    for_each_chunk(spare, elem_bytes, par, |_, chunk| {
+        for slot in chunk.iter_mut().step_by(step) {
+            slot.write(value());
+        }
+    })?;
+    Ok(out)
 }
 
 /// Median seconds per call of an allocating broadcast; results are dropped after the clock

@@ -448,6 +448,7 @@ mod bench_cli {
             "fill_gbps",
             "memcpy_gbps",
             "alloc_gbps",
+            "fresh_gbps",
             "ratio_fill",
             "ns_per_call",
         ] {

@@ -128,7 +128,7 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
     .map_err(io_error)?;
     writeln!(
         out,
-        "{:<17} {:>10} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>12}",
+        "{:<17} {:>10} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>10} {:>12}",
         "case",
         "bytes",
         "threads",
@@ -136,6 +136,7 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
         "fill_GB/s",
         "memcpy_GB/s",
         "alloc_GB/s",
+        "fresh_GB/s",
         "ratio_fill",
         "ns_per_call"
     )
@@ -144,7 +145,7 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
 
 fn table_row(m: &Measurement) -> String {
     format!(
-        "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>11.2} {:>10.2} {:>10.2} {:>12.0}",
+        "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>11.2} {:>10.2} {:>10.2} {:>10.2} {:>12.0}",
         m.case,
         m.bytes,
         m.threads,
@@ -152,6 +153,7 @@ fn table_row(m: &Measurement) -> String {
         m.fill_gbps,
         m.memcpy_gbps,
         m.alloc_gbps,
+        m.fresh_gbps,
         m.ratio_fill,
         m.ns_per_call
     )

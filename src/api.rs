@@ -73,7 +73,8 @@ pub fn broadcast_with<T: Element>(
     mode: &Mode,
     par: Parallelism<'_>,
 ) -> Result<ArrayD<T>, BroadcastError> {
-    let plan = planners::plan(data.shape(), target_shape, mode)?;
+    let mut plan = StridePlan::empty();
+    planners::plan_into(data.shape(), target_shape, mode, &mut plan)?;
     run_plan(&plan, data, par)
 }
 
@@ -115,8 +116,12 @@ pub fn broadcast_into_with<T: Element>(
     out: ArrayViewMutD<'_, T>,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    let plan = planners::plan(data.shape(), target_shape, mode)?;
-    run_plan_into(&plan, data, out, par)
+    // Planned in place and run without `run_plan_into`'s source check (the plan was made
+    // from `data`'s shape): for a broadcast of a few dozen elements, planning is most of
+    // the call.
+    let mut plan = StridePlan::empty();
+    planners::plan_into(data.shape(), target_shape, mode, &mut plan)?;
+    write_into(&plan, data, out, par)
 }
 
 /// Broadcasts every input to the common shape of all of them (SONNX
@@ -173,10 +178,21 @@ pub fn run_plan<T: Element>(
 pub fn run_plan_into<T: Element>(
     plan: &StridePlan,
     data: ArrayViewD<'_, T>,
-    mut out: ArrayViewMutD<'_, T>,
+    out: ArrayViewMutD<'_, T>,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     check_source(plan, &data)?;
+    write_into(plan, data, out, par)
+}
+
+/// [`run_plan_into`] for a `data` whose shape is the plan's source shape.
+fn write_into<T: Element>(
+    plan: &StridePlan,
+    data: ArrayViewD<'_, T>,
+    mut out: ArrayViewMutD<'_, T>,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    debug_assert_eq!(data.shape(), plan.source_shape());
     if out.shape() != plan.output_shape() {
         return Err(BroadcastError::OutputShape {
             expected: Dims(plan.output_shape().to_vec()),

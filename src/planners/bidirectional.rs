@@ -1,5 +1,5 @@
 use crate::error::BroadcastError;
-use crate::plan::StridePlan;
+use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 
 /// Bidirectional broadcast: OpenVINO v3 `bidirectional` mode, ONNX `Expand`.
@@ -22,11 +22,22 @@ pub fn plan_bidirectional(
     data_shape: &[usize],
     target_shape: &[usize],
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_bidirectional_into(data_shape, target_shape, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_bidirectional`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_bidirectional_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     let rank = data_shape.len().max(target_shape.len());
     let data_pad = rank - data_shape.len();
     let target_pad = rank - target_shape.len();
-    let mut output = Vec::with_capacity(rank);
-    let mut source_axes = Vec::with_capacity(rank);
+    let mut output = AxisList::new();
+    let mut source_axes = AxisList::new();
     for axis in 0..rank {
         let d = if axis < data_pad {
             1
@@ -56,7 +67,7 @@ pub fn plan_bidirectional(
             });
         }
     }
-    StridePlan::from_source_axes(data_shape, &output, source_axes)
+    plan.fill_from_source_axes(data_shape, &output, &source_axes)
 }
 
 #[cfg(test)]

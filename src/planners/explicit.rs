@@ -1,5 +1,5 @@
 use crate::error::BroadcastError;
-use crate::plan::StridePlan;
+use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 
 /// Explicit broadcast: OpenVINO `explicit` mode (IR alias `none`).
@@ -28,6 +28,18 @@ pub fn plan_explicit(
     target_shape: &[usize],
     axes_mapping: &[usize],
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_explicit_into(data_shape, target_shape, axes_mapping, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_explicit`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_explicit_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    axes_mapping: &[usize],
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     const MODE: &str = "explicit";
     if axes_mapping.len() != data_shape.len() {
         return Err(BroadcastError::AxesMappingLength {
@@ -57,7 +69,8 @@ pub fn plan_explicit(
             });
         }
     }
-    let mut source_axes = vec![None; target_shape.len()];
+    let mut source_axes = AxisList::new();
+    source_axes.extend_repeated(None, target_shape.len());
     for (i, (&d, &axis)) in data_shape.iter().zip(axes_mapping).enumerate() {
         let t = target_shape[axis];
         if d == t {
@@ -73,7 +86,7 @@ pub fn plan_explicit(
             });
         }
     }
-    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
+    plan.fill_from_source_axes(data_shape, target_shape, &source_axes)
 }
 
 #[cfg(test)]

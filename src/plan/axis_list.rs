@@ -1,0 +1,216 @@
+//! A per-axis list that lives inline up to [`INLINE_RANK`] entries and on the heap beyond.
+//!
+//! A plan holds six lists of about one entry per axis. Allocating each one cost more than the
+//! whole copy of a small broadcast, so for the ranks real tensors have (rarely above 6) they
+//! sit in fixed arrays inside the plan; a longer list moves to a `Vec`, so any rank still
+//! works.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+/// Entries a list holds before it moves to the heap.
+pub(crate) const INLINE_RANK: usize = 8;
+
+/// A list of `Copy` entries, inline while it is short.
+///
+/// Equality and `Debug` are those of the slice it holds, so a list compares and prints the
+/// same whichever storage it is in.
+#[derive(Clone)]
+pub(crate) enum AxisList<T: Copy + Default> {
+    /// `items[..len]` is the list; the rest is `T::default()` filler.
+    Inline { len: usize, items: [T; INLINE_RANK] },
+    /// A list that outgrew the inline array.
+    Heap(Vec<T>),
+}
+
+impl<T: Copy + Default> AxisList<T> {
+    /// An empty list.
+    #[inline]
+    pub(crate) fn new() -> Self {
+        AxisList::Inline {
+            len: 0,
+            items: [T::default(); INLINE_RANK],
+        }
+    }
+
+    /// Empties the list, keeping its storage.
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        match self {
+            AxisList::Inline { len, .. } => *len = 0,
+            AxisList::Heap(v) => v.clear(),
+        }
+    }
+
+    // Lists grow in place and are not built by value and moved: moving freshly written
+    // entries (with wide loads) stalls on store forwarding, and a few such moves cost more
+    // than the whole of planning a small broadcast.
+
+    /// Appends `value`, moving the list to the heap when the inline array is full.
+    #[inline]
+    pub(crate) fn push(&mut self, value: T) {
+        self.extend_repeated(value, 1);
+    }
+
+    /// Appends `count` copies of `value`.
+    pub(crate) fn extend_repeated(&mut self, value: T, count: usize) {
+        match self {
+            AxisList::Inline { len, items } if count <= INLINE_RANK - *len => {
+                items[*len..*len + count].fill(value);
+                *len += count;
+            }
+            AxisList::Inline { len, items } => {
+                let mut spilled =
+                    Vec::with_capacity(len.saturating_add(count).max(2 * INLINE_RANK));
+                spilled.extend_from_slice(&items[..*len]);
+                spilled.resize(len.saturating_add(count), value);
+                *self = AxisList::Heap(spilled);
+            }
+            AxisList::Heap(v) => v.resize(v.len().saturating_add(count), value),
+        }
+    }
+
+    /// Appends a copy of `values`.
+    pub(crate) fn extend_from_slice(&mut self, values: &[T]) {
+        match self {
+            AxisList::Inline { len, items } if values.len() <= INLINE_RANK - *len => {
+                items[*len..*len + values.len()].copy_from_slice(values);
+                *len += values.len();
+            }
+            AxisList::Inline { len, items } => {
+                let mut spilled = Vec::with_capacity(len.saturating_add(values.len()));
+                spilled.extend_from_slice(&items[..*len]);
+                spilled.extend_from_slice(values);
+                *self = AxisList::Heap(spilled);
+            }
+            AxisList::Heap(v) => v.extend_from_slice(values),
+        }
+    }
+
+    /// Whether the list is in the inline array (for tests of the heap fallback).
+    #[cfg(test)]
+    pub(crate) fn is_inline(&self) -> bool {
+        matches!(self, AxisList::Inline { .. })
+    }
+}
+
+impl<T: Copy + Default> Default for AxisList<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy + Default> Deref for AxisList<T> {
+    type Target = [T];
+
+    #[inline]
+    fn deref(&self) -> &[T] {
+        match self {
+            AxisList::Inline { len, items } => &items[..*len],
+            AxisList::Heap(v) => v,
+        }
+    }
+}
+
+impl<T: Copy + Default> DerefMut for AxisList<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            AxisList::Inline { len, items } => &mut items[..*len],
+            AxisList::Heap(v) => v,
+        }
+    }
+}
+
+impl<'a, T: Copy + Default> IntoIterator for &'a AxisList<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Copy + Default> FromIterator<T> for AxisList<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut list = Self::new();
+        for value in iter {
+            list.push(value);
+        }
+        list
+    }
+}
+
+impl<T: Copy + Default + PartialEq> PartialEq for AxisList<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Copy + Default + Eq> Eq for AxisList<T> {}
+
+impl<T: Copy + Default + fmt::Debug> fmt::Debug for AxisList<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_slice<T: Copy + Default>(values: &[T]) -> AxisList<T> {
+        let mut list = AxisList::new();
+        list.extend_from_slice(values);
+        list
+    }
+
+    #[test]
+    fn a_short_list_stays_inline() {
+        let list: AxisList<usize> = (0..INLINE_RANK).collect();
+        assert!(list.is_inline());
+        assert_eq!(&*list, &(0..INLINE_RANK).collect::<Vec<_>>()[..]);
+    }
+
+    #[test]
+    fn pushing_past_the_inline_array_keeps_every_entry() {
+        let list: AxisList<usize> = (0..3 * INLINE_RANK).map(|i| i * 7).collect();
+        assert!(!list.is_inline());
+        let expected: Vec<usize> = (0..3 * INLINE_RANK).map(|i| i * 7).collect();
+        assert_eq!(&*list, &expected[..]);
+    }
+
+    #[test]
+    fn extending_matches_vec_at_every_length_around_the_limit() {
+        for n in [0, 1, INLINE_RANK - 1, INLINE_RANK, INLINE_RANK + 1, 40] {
+            let mut repeated = AxisList::new();
+            repeated.extend_repeated(Some(3usize), n);
+            assert_eq!(&*repeated, &vec![Some(3usize); n][..]);
+            assert_eq!(repeated.is_inline(), n <= INLINE_RANK);
+            let values: Vec<usize> = (0..n).map(|i| i + 100).collect();
+            let list = from_slice(&values);
+            assert_eq!(&*list, &values[..]);
+            assert_eq!(list.is_inline(), n <= INLINE_RANK);
+        }
+    }
+
+    #[test]
+    fn inline_and_heap_lists_with_the_same_entries_are_equal() {
+        let mut heap = AxisList::Heap(vec![1usize, 2, 3]);
+        let inline = from_slice(&[1usize, 2, 3]);
+        assert_eq!(heap, inline);
+        assert_eq!(format!("{heap:?}"), "[1, 2, 3]");
+        heap[0] = 9;
+        assert_ne!(heap, inline);
+    }
+
+    #[test]
+    fn the_filler_past_the_length_is_not_compared() {
+        let mut a = from_slice(&[1usize, 2, 3]);
+        a.push(4);
+        let b = from_slice(&[1usize, 2, 3, 4]);
+        assert_eq!(a, b);
+        let short = from_slice(&[1usize, 2, 3]);
+        assert_ne!(a, short);
+    }
+}

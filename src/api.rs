@@ -193,7 +193,8 @@ fn write_into<T: Element>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     debug_assert_eq!(data.shape(), plan.source_shape());
-    if out.shape() != plan.output_shape() {
+    // Compared element by element: a `memcmp` call for two or three dims costs more.
+    if !out.shape().iter().eq(plan.output_shape()) {
         return Err(BroadcastError::OutputShape {
             expected: Dims(plan.output_shape().to_vec()),
             actual: Dims(out.shape().to_vec()),

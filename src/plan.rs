@@ -65,7 +65,9 @@ impl StridePlan {
         );
         let source_axes = infer_source_axes(source_shape, output_shape, &axis_strides)?;
         let mut plan = Self::empty();
-        plan.set_shapes(source_shape, output_shape, &source_axes)?;
+        plan.start_source_axes(source_axes.len())
+            .copy_from_slice(&source_axes);
+        plan.set_shapes(source_shape, output_shape)?;
         plan.axis_strides.copy_from_slice(&axis_strides);
         plan.simplify();
         Ok(plan)
@@ -117,6 +119,35 @@ impl StridePlan {
     /// callers drop it.
     ///
     /// # Errors
+    /// As [`finish_from_source_axes`](Self::finish_from_source_axes).
+    ///
+    /// # Panics
+    /// As [`finish_from_source_axes`](Self::finish_from_source_axes).
+    pub(crate) fn fill_from_source_axes(
+        &mut self,
+        source_shape: &[usize],
+        output_shape: &[usize],
+        source_axes: &[Option<usize>],
+    ) -> Result<(), BroadcastError> {
+        self.start_source_axes(source_axes.len())
+            .copy_from_slice(source_axes);
+        self.finish_from_source_axes(source_shape, output_shape)
+    }
+
+    /// Starts filling `self` in place: returns its source axes, `rank` entries of `None`, for
+    /// a planner to set where the source moves, before
+    /// [`finish_from_source_axes`](Self::finish_from_source_axes). (A planner that wrote
+    /// them to a list of its own would copy them here again.)
+    pub(crate) fn start_source_axes(&mut self, rank: usize) -> &mut [Option<usize>] {
+        self.source_axes.clear();
+        self.source_axes.extend_repeated(None, rank);
+        &mut self.source_axes
+    }
+
+    /// Makes `self` a plan of `source_shape` broadcast to `output_shape` through the source
+    /// axes set since [`start_source_axes`](Self::start_source_axes).
+    ///
+    /// # Errors
     /// [`BroadcastError::ShapeOverflow`] if either shape's element count overflows `usize`.
     ///
     /// # Panics
@@ -124,18 +155,18 @@ impl StridePlan {
     /// wrong length, a source axis out of range or not strictly increasing, a mapped axis
     /// whose size differs from its output axis, or a source axis of size other than 1 that
     /// no output axis reads.
-    pub(crate) fn fill_from_source_axes(
+    pub(crate) fn finish_from_source_axes(
         &mut self,
         source_shape: &[usize],
         output_shape: &[usize],
-        source_axes: &[Option<usize>],
     ) -> Result<(), BroadcastError> {
         assert_eq!(
-            source_axes.len(),
+            self.source_axes.len(),
             output_shape.len(),
             "planner bug: source axis count"
         );
-        self.set_shapes(source_shape, output_shape, source_axes)?;
+        self.set_shapes(source_shape, output_shape)?;
+        let source_axes = &self.source_axes;
         // One walk from the innermost axis out, with no list of source strides: `stride` is
         // the row-major stride of the source axes not yet passed (the product of the dims of
         // those passed, each at least 1, as `contiguous_strides` has it), and every source
@@ -176,8 +207,7 @@ impl StridePlan {
         Ok(())
     }
 
-    /// Sets the shapes, lengths and source axes, every axis stride to 0, and clears the
-    /// simplified axes.
+    /// Sets the shapes and lengths, every axis stride to 0, and clears the simplified axes.
     ///
     /// # Errors
     /// [`BroadcastError::ShapeOverflow`], for the source shape first.
@@ -185,7 +215,6 @@ impl StridePlan {
         &mut self,
         source_shape: &[usize],
         output_shape: &[usize],
-        source_axes: &[Option<usize>],
     ) -> Result<(), BroadcastError> {
         self.source_len = checked_len(source_shape)?;
         self.len = checked_len(output_shape)?;
@@ -195,8 +224,6 @@ impl StridePlan {
         self.output_shape.extend_from_slice(output_shape);
         self.axis_strides.clear();
         self.axis_strides.extend_repeated(0, output_shape.len());
-        self.source_axes.clear();
-        self.source_axes.extend_from_slice(source_axes);
         self.dims.clear();
         self.strides.clear();
         Ok(())

@@ -49,41 +49,69 @@ impl<T: Copy + Default> AxisList<T> {
     /// Appends `value`, moving the list to the heap when the inline array is full.
     #[inline]
     pub(crate) fn push(&mut self, value: T) {
-        self.extend_repeated(value, 1);
+        match self {
+            AxisList::Inline { len, items } if *len < INLINE_RANK => {
+                items[*len] = value;
+                *len += 1;
+            }
+            _ => self.extend_from_slice_spilled(&[value]),
+        }
     }
 
     /// Appends `count` copies of `value`.
+    #[inline]
     pub(crate) fn extend_repeated(&mut self, value: T, count: usize) {
         match self {
             AxisList::Inline { len, items } if count <= INLINE_RANK - *len => {
-                items[*len..*len + count].fill(value);
+                for slot in &mut items[*len..*len + count] {
+                    *slot = value;
+                }
                 *len += count;
             }
-            AxisList::Inline { len, items } => {
-                let mut spilled =
-                    Vec::with_capacity(len.saturating_add(count).max(2 * INLINE_RANK));
-                spilled.extend_from_slice(&items[..*len]);
-                spilled.resize(len.saturating_add(count), value);
-                *self = AxisList::Heap(spilled);
-            }
-            AxisList::Heap(v) => v.resize(v.len().saturating_add(count), value),
+            _ => self.extend_repeated_spilled(value, count),
         }
     }
 
     /// Appends a copy of `values`.
+    #[inline]
     pub(crate) fn extend_from_slice(&mut self, values: &[T]) {
         match self {
             AxisList::Inline { len, items } if values.len() <= INLINE_RANK - *len => {
-                items[*len..*len + values.len()].copy_from_slice(values);
+                for (slot, &value) in items[*len..].iter_mut().zip(values) {
+                    *slot = value;
+                }
                 *len += values.len();
             }
+            _ => self.extend_from_slice_spilled(values),
+        }
+    }
+
+    // The heap side, out of line so that the inline side stays a few instructions where it
+    // is called.
+
+    #[cold]
+    #[inline(never)]
+    fn extend_repeated_spilled(&mut self, value: T, count: usize) {
+        match self {
             AxisList::Inline { len, items } => {
-                let mut spilled = Vec::with_capacity(len.saturating_add(values.len()));
-                spilled.extend_from_slice(&items[..*len]);
-                spilled.extend_from_slice(values);
-                *self = AxisList::Heap(spilled);
+                let mut heap = heap_copy(&items[..*len], count);
+                heap.resize(heap.len() + count, value);
+                *self = AxisList::Heap(heap);
             }
-            AxisList::Heap(v) => v.extend_from_slice(values),
+            AxisList::Heap(heap) => heap.resize(heap.len().saturating_add(count), value),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn extend_from_slice_spilled(&mut self, values: &[T]) {
+        match self {
+            AxisList::Inline { len, items } => {
+                let mut heap = heap_copy(&items[..*len], values.len());
+                heap.extend_from_slice(values);
+                *self = AxisList::Heap(heap);
+            }
+            AxisList::Heap(heap) => heap.extend_from_slice(values),
         }
     }
 
@@ -92,6 +120,13 @@ impl<T: Copy + Default> AxisList<T> {
     pub(crate) fn is_inline(&self) -> bool {
         matches!(self, AxisList::Inline { .. })
     }
+}
+
+/// `items` on the heap, with room for `more` (and for a plan's worth of growth).
+fn heap_copy<T: Copy>(items: &[T], more: usize) -> Vec<T> {
+    let mut heap = Vec::with_capacity(items.len().saturating_add(more).max(2 * INLINE_RANK));
+    heap.extend_from_slice(items);
+    heap
 }
 
 impl<T: Copy + Default> Default for AxisList<T> {

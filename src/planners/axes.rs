@@ -75,11 +75,13 @@ pub(crate) fn plan_axes_into(
     }
     // One data axis per kept target axis, in order: `remaining == data_shape` above.
     let mut next_data_axis = 0..data_shape.len();
-    let source_axes: AxisList<_> = is_new
-        .iter()
-        .map(|&new| if new { None } else { next_data_axis.next() })
-        .collect();
-    plan.fill_from_source_axes(data_shape, target_shape, &source_axes)
+    let source_axes = plan.start_source_axes(target_shape.len());
+    for (axis, &new) in source_axes.iter_mut().zip(is_new.iter()) {
+        if !new {
+            *axis = next_data_axis.next();
+        }
+    }
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

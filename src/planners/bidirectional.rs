@@ -37,7 +37,7 @@ pub(crate) fn plan_bidirectional_into(
     let data_pad = rank - data_shape.len();
     let target_pad = rank - target_shape.len();
     let mut output = AxisList::new();
-    let mut source_axes = AxisList::new();
+    let source_axes = plan.start_source_axes(rank);
     for axis in 0..rank {
         let d = if axis < data_pad {
             1
@@ -49,13 +49,11 @@ pub(crate) fn plan_bidirectional_into(
         } else {
             target_shape[axis - target_pad]
         };
-        let source_axis = axis.checked_sub(data_pad);
         if d == t || t == 1 {
             output.push(d);
-            source_axes.push(source_axis);
+            source_axes[axis] = axis.checked_sub(data_pad);
         } else if d == 1 {
             output.push(t);
-            source_axes.push(None);
         } else {
             return Err(BroadcastError::Incompatible {
                 mode: "bidirectional",
@@ -67,7 +65,7 @@ pub(crate) fn plan_bidirectional_into(
             });
         }
     }
-    plan.fill_from_source_axes(data_shape, &output, &source_axes)
+    plan.finish_from_source_axes(data_shape, &output)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 use crate::error::BroadcastError;
-use crate::plan::{AxisList, StridePlan};
+use crate::plan::StridePlan;
 use crate::planners::dims;
 
 /// Explicit broadcast: OpenVINO `explicit` mode (IR alias `none`).
@@ -69,8 +69,7 @@ pub(crate) fn plan_explicit_into(
             });
         }
     }
-    let mut source_axes = AxisList::new();
-    source_axes.extend_repeated(None, target_shape.len());
+    let source_axes = plan.start_source_axes(target_shape.len());
     for (i, (&d, &axis)) in data_shape.iter().zip(axes_mapping).enumerate() {
         let t = target_shape[axis];
         if d == t {
@@ -86,7 +85,7 @@ pub(crate) fn plan_explicit_into(
             });
         }
     }
-    plan.fill_from_source_axes(data_shape, target_shape, &source_axes)
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

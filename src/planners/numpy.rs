@@ -1,5 +1,5 @@
 use crate::error::BroadcastError;
-use crate::plan::{AxisList, StridePlan};
+use crate::plan::StridePlan;
 use crate::planners::dims;
 
 /// Numpy (one-directional) broadcast: OpenVINO `numpy` mode.
@@ -44,8 +44,7 @@ pub(crate) fn plan_numpy_into(
         });
     }
     let offset = target_shape.len() - data_shape.len();
-    let mut source_axes = AxisList::new();
-    source_axes.extend_repeated(None, target_shape.len());
+    let source_axes = plan.start_source_axes(target_shape.len());
     for (i, (&d, &t)) in data_shape.iter().zip(&target_shape[offset..]).enumerate() {
         if d == t {
             source_axes[offset + i] = Some(i);
@@ -60,7 +59,7 @@ pub(crate) fn plan_numpy_into(
             });
         }
     }
-    plan.fill_from_source_axes(data_shape, target_shape, &source_axes)
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

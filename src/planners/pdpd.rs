@@ -1,5 +1,5 @@
 use crate::error::BroadcastError;
-use crate::plan::{AxisList, StridePlan};
+use crate::plan::StridePlan;
 use crate::planners::dims;
 
 /// PDPD (PaddlePaddle) broadcast: OpenVINO's broadcast-rules "PDPD".
@@ -70,8 +70,7 @@ pub(crate) fn plan_pdpd_into(
             target_shape.len()
         )));
     }
-    let mut source_axes = AxisList::new();
-    source_axes.extend_repeated(None, target_shape.len());
+    let source_axes = plan.start_source_axes(target_shape.len());
     for (i, &d) in fitted.iter().enumerate() {
         let t = target_shape[start + i];
         if d == t {
@@ -87,7 +86,7 @@ pub(crate) fn plan_pdpd_into(
             });
         }
     }
-    plan.fill_from_source_axes(data_shape, target_shape, &source_axes)
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

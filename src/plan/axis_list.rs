@@ -17,7 +17,7 @@ pub(crate) const INLINE_RANK: usize = 8;
 /// same whichever storage it is in.
 #[derive(Clone)]
 pub(crate) enum AxisList<T: Copy + Default> {
-    /// `items[..len]` is the list; the rest is `T::default()` filler.
+    /// `items[..len]` is the list; the rest is filler, never read.
     Inline { len: usize, items: [T; INLINE_RANK] },
     /// A list that outgrew the inline array.
     Heap(Vec<T>),
@@ -129,12 +129,6 @@ fn heap_copy<T: Copy>(items: &[T], more: usize) -> Vec<T> {
     heap
 }
 
-impl<T: Copy + Default> Default for AxisList<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<T: Copy + Default> Deref for AxisList<T> {
     type Target = [T];
 
@@ -166,16 +160,6 @@ impl<'a, T: Copy + Default> IntoIterator for &'a AxisList<T> {
     }
 }
 
-impl<T: Copy + Default> FromIterator<T> for AxisList<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let mut list = Self::new();
-        for value in iter {
-            list.push(value);
-        }
-        list
-    }
-}
-
 impl<T: Copy + Default + PartialEq> PartialEq for AxisList<T> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
@@ -194,6 +178,14 @@ impl<T: Copy + Default + fmt::Debug> fmt::Debug for AxisList<T> {
 mod tests {
     use super::*;
 
+    fn pushed(values: impl Iterator<Item = usize>) -> AxisList<usize> {
+        let mut list = AxisList::new();
+        for v in values {
+            list.push(v);
+        }
+        list
+    }
+
     fn from_slice<T: Copy + Default>(values: &[T]) -> AxisList<T> {
         let mut list = AxisList::new();
         list.extend_from_slice(values);
@@ -202,14 +194,14 @@ mod tests {
 
     #[test]
     fn a_short_list_stays_inline() {
-        let list: AxisList<usize> = (0..INLINE_RANK).collect();
+        let list = pushed(0..INLINE_RANK);
         assert!(list.is_inline());
         assert_eq!(&*list, &(0..INLINE_RANK).collect::<Vec<_>>()[..]);
     }
 
     #[test]
     fn pushing_past_the_inline_array_keeps_every_entry() {
-        let list: AxisList<usize> = (0..3 * INLINE_RANK).map(|i| i * 7).collect();
+        let list = pushed((0..3 * INLINE_RANK).map(|i| i * 7));
         assert!(!list.is_inline());
         let expected: Vec<usize> = (0..3 * INLINE_RANK).map(|i| i * 7).collect();
         assert_eq!(&*list, &expected[..]);
@@ -227,6 +219,27 @@ mod tests {
             assert_eq!(&*list, &values[..]);
             assert_eq!(list.is_inline(), n <= INLINE_RANK);
         }
+    }
+
+    #[test]
+    fn every_way_of_growing_past_the_limit_keeps_order() {
+        let mut list = pushed(0..5);
+        list.extend_from_slice(&[5, 6, 7, 8, 9]);
+        assert!(!list.is_inline());
+        list.extend_repeated(42, 3);
+        list.push(99);
+        list.extend_from_slice(&[100]);
+        assert_eq!(&*list, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 42, 42, 42, 99, 100]);
+
+        let mut list = pushed(0..7);
+        list.extend_repeated(7, 2);
+        assert!(!list.is_inline());
+        assert_eq!(&*list, &[0, 1, 2, 3, 4, 5, 6, 7, 7]);
+
+        // Cleared heap lists are reused from empty.
+        list.clear();
+        list.extend_from_slice(&[3, 1]);
+        assert_eq!(&*list, &[3, 1]);
     }
 
     #[test]

@@ -1,5 +1,4 @@
-use crate::error::BroadcastError;
-use crate::error::Dims;
+use crate::error::{BroadcastError, Dims};
 use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 

@@ -73,7 +73,8 @@ pub fn broadcast_with<T: Element>(
     mode: &Mode,
     par: Parallelism<'_>,
 ) -> Result<ArrayD<T>, BroadcastError> {
-    let plan = planners::plan(data.shape(), target_shape, mode)?;
+    let mut plan = StridePlan::empty();
+    planners::plan_into(data.shape(), target_shape, mode, &mut plan)?;
     run_plan(&plan, data, par)
 }
 
@@ -112,11 +113,15 @@ pub fn broadcast_into_with<T: Element>(
     data: ArrayViewD<'_, T>,
     target_shape: &[usize],
     mode: &Mode,
-    out: ArrayViewMutD<'_, T>,
+    mut out: ArrayViewMutD<'_, T>,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    let plan = planners::plan(data.shape(), target_shape, mode)?;
-    run_plan_into(&plan, data, out, par)
+    // Planned in place and run without `run_plan_into`'s source check (the plan was made
+    // from `data`'s shape): for a broadcast of a few dozen elements, planning is most of
+    // the call.
+    let mut plan = StridePlan::empty();
+    planners::plan_into(data.shape(), target_shape, mode, &mut plan)?;
+    write_into(&plan, &data, &mut out, par)
 }
 
 /// Broadcasts every input to the common shape of all of them (SONNX
@@ -177,13 +182,27 @@ pub fn run_plan_into<T: Element>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     check_source(plan, &data)?;
-    if out.shape() != plan.output_shape() {
+    write_into(plan, &data, &mut out, par)
+}
+
+/// [`run_plan_into`] for a `data` whose shape is the plan's source shape.
+// The views by reference: each is about a hundred bytes, freshly written by the caller, and
+// moving it once more cost several nanoseconds of a tiny broadcast.
+fn write_into<T: Element>(
+    plan: &StridePlan,
+    data: &ArrayViewD<'_, T>,
+    out: &mut ArrayViewMutD<'_, T>,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    debug_assert_eq!(data.shape(), plan.source_shape());
+    // Compared element by element: a `memcmp` call for two or three dims costs more.
+    if !out.shape().iter().eq(plan.output_shape()) {
         return Err(BroadcastError::OutputShape {
             expected: Dims(plan.output_shape().to_vec()),
             actual: Dims(out.shape().to_vec()),
         });
     }
-    let src = contiguous(&data);
+    let src = contiguous(data);
     match out.as_slice_mut() {
         Some(dst) => T::run_plan_into(plan, &src, dst, par),
         None => {
@@ -197,7 +216,7 @@ pub fn run_plan_into<T: Element>(
 }
 
 fn check_source<T>(plan: &StridePlan, data: &ArrayViewD<'_, T>) -> Result<(), BroadcastError> {
-    if data.shape() != plan.source_shape() {
+    if !data.shape().iter().eq(plan.source_shape()) {
         return Err(BroadcastError::SourceShape {
             expected: Dims(plan.source_shape().to_vec()),
             actual: Dims(data.shape().to_vec()),

@@ -1,5 +1,9 @@
 //! The stride plan: the one representation every planner produces and the executor runs.
 
+mod axis_list;
+
+pub(crate) use axis_list::AxisList;
+
 use crate::error::BroadcastError;
 use crate::shape::{checked_len, contiguous_strides};
 
@@ -22,14 +26,17 @@ use crate::shape::{checked_len, contiguous_strides};
 /// - `len == product(output_shape)` fits in `usize`;
 /// - every source index reached is `< source_len`;
 /// - an empty output has `dims == [0]`; a one-element output has `dims == []`.
+///
+/// Every list is stored inline up to rank 8, so planning a broadcast of that rank does not
+/// allocate; higher ranks work the same, on the heap.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StridePlan {
-    source_shape: Vec<usize>,
-    output_shape: Vec<usize>,
-    axis_strides: Vec<usize>,
-    source_axes: Vec<Option<usize>>,
-    dims: Vec<usize>,
-    strides: Vec<usize>,
+    source_shape: AxisList<usize>,
+    output_shape: AxisList<usize>,
+    axis_strides: AxisList<usize>,
+    source_axes: AxisList<Option<usize>>,
+    dims: AxisList<usize>,
+    strides: AxisList<usize>,
     len: usize,
     source_len: usize,
 }
@@ -57,7 +64,13 @@ impl StridePlan {
             "planner bug: stride count"
         );
         let source_axes = infer_source_axes(source_shape, output_shape, &axis_strides)?;
-        Self::build(source_shape, output_shape, axis_strides, source_axes)
+        let mut plan = Self::empty();
+        plan.start_source_axes(source_axes.len())
+            .copy_from_slice(&source_axes);
+        plan.set_shapes(source_shape, output_shape)?;
+        plan.axis_strides.copy_from_slice(&axis_strides);
+        plan.simplify();
+        Ok(plan)
     }
 
     /// Builds a plan from the source axis each output axis reads (`None`: the axis is new or
@@ -68,79 +81,191 @@ impl StridePlan {
     /// [`BroadcastError::ShapeOverflow`] if either shape's element count overflows `usize`.
     ///
     /// # Panics
+    /// As [`fill_from_source_axes`](Self::fill_from_source_axes).
+    // The planners fill plans in place with `fill_from_source_axes`; this is its by-value form.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn from_source_axes(
+        source_shape: &[usize],
+        output_shape: &[usize],
+        source_axes: &[Option<usize>],
+    ) -> Result<Self, BroadcastError> {
+        let mut plan = Self::empty();
+        plan.fill_from_source_axes(source_shape, output_shape, source_axes)?;
+        Ok(plan)
+    }
+
+    /// A plan of nothing (no axes, no elements), for a planner to fill in place with
+    /// [`fill_from_source_axes`](Self::fill_from_source_axes). Never handed out as it is.
+    ///
+    /// Planning in place matters for small broadcasts: a plan is a few hundred bytes (its
+    /// lists are inline), Rust moves a returned value by copying it, and copying freshly
+    /// written entries stalls on store forwarding; a handful of such moves cost more than
+    /// the planning itself.
+    pub(crate) fn empty() -> Self {
+        StridePlan {
+            source_shape: AxisList::new(),
+            output_shape: AxisList::new(),
+            axis_strides: AxisList::new(),
+            source_axes: AxisList::new(),
+            dims: AxisList::new(),
+            strides: AxisList::new(),
+            len: 0,
+            source_len: 0,
+        }
+    }
+
+    /// Makes `self` the plan [`from_source_axes`](Self::from_source_axes) builds, in place
+    /// (whatever `self` held before is replaced). On error `self` is left half-built: the
+    /// callers drop it.
+    ///
+    /// # Errors
+    /// As [`finish_from_source_axes`](Self::finish_from_source_axes).
+    ///
+    /// # Panics
+    /// As [`finish_from_source_axes`](Self::finish_from_source_axes).
+    pub(crate) fn fill_from_source_axes(
+        &mut self,
+        source_shape: &[usize],
+        output_shape: &[usize],
+        source_axes: &[Option<usize>],
+    ) -> Result<(), BroadcastError> {
+        self.start_source_axes(source_axes.len())
+            .copy_from_slice(source_axes);
+        self.finish_from_source_axes(source_shape, output_shape)
+    }
+
+    /// Starts filling `self` in place: returns its source axes, `rank` entries of `None`, for
+    /// a planner to set where the source moves, before
+    /// [`finish_from_source_axes`](Self::finish_from_source_axes). (A planner that wrote
+    /// them to a list of its own would copy them here again.)
+    pub(crate) fn start_source_axes(&mut self, rank: usize) -> &mut [Option<usize>] {
+        self.source_axes.clear();
+        self.source_axes.extend_repeated(None, rank);
+        &mut self.source_axes
+    }
+
+    /// Makes `self` a plan of `source_shape` broadcast to `output_shape` through the source
+    /// axes set since [`start_source_axes`](Self::start_source_axes).
+    ///
+    /// # Errors
+    /// [`BroadcastError::ShapeOverflow`] if either shape's element count overflows `usize`.
+    ///
+    /// # Panics
     /// If the mapping is not one a broadcast can make (planner bugs, never input errors):
     /// wrong length, a source axis out of range or not strictly increasing, a mapped axis
     /// whose size differs from its output axis, or a source axis of size other than 1 that
     /// no output axis reads.
-    pub(crate) fn from_source_axes(
+    pub(crate) fn finish_from_source_axes(
+        &mut self,
         source_shape: &[usize],
         output_shape: &[usize],
-        source_axes: Vec<Option<usize>>,
-    ) -> Result<Self, BroadcastError> {
+    ) -> Result<(), BroadcastError> {
         assert_eq!(
-            source_axes.len(),
+            self.source_axes.len(),
             output_shape.len(),
             "planner bug: source axis count"
         );
-        let src_strides = contiguous_strides(source_shape)?;
-        let mut read = vec![false; source_shape.len()];
-        let mut previous: Option<usize> = None;
-        let mut axis_strides = Vec::with_capacity(output_shape.len());
-        for (&axis, &out_dim) in source_axes.iter().zip(output_shape) {
+        self.set_shapes(source_shape, output_shape)?;
+        let source_axes = &self.source_axes;
+        // One walk from the innermost axis out, with no list of source strides: `stride` is
+        // the row-major stride of the source axes not yet passed (the product of the dims of
+        // those passed, each at least 1, as `contiguous_strides` has it), and every source
+        // axis from `pending` on has been passed. Read axes must come in decreasing order
+        // on this walk (increasing in the mapping), so the unread ones are the gaps passed
+        // between two read ones, and the rest below the outermost.
+        let mut pending = source_shape.len();
+        let mut stride = 1usize;
+        let mut unread_are_ones = true;
+        for (k, (&axis, &out_dim)) in source_axes.iter().zip(output_shape).enumerate().rev() {
             let Some(i) = axis else {
-                axis_strides.push(0);
                 continue;
             };
             assert!(
-                i < source_shape.len() && previous.is_none_or(|p| p < i),
+                i < pending,
                 "planner bug: source axes {source_axes:?} out of range or not increasing"
             );
             assert_eq!(
                 source_shape[i], out_dim,
                 "planner bug: source axis {i} mapped to an output axis of another size"
             );
-            previous = Some(i);
-            read[i] = true;
-            axis_strides.push(src_strides[i]);
+            for &d in &source_shape[i + 1..pending] {
+                unread_are_ones &= d == 1;
+                // Cannot saturate: the source length was checked, and a zero dim counts
+                // as 1 here, which keeps the product at or below checked partial products.
+                stride = stride.saturating_mul(d.max(1));
+            }
+            self.axis_strides[k] = stride;
+            stride = stride.saturating_mul(source_shape[i].max(1));
+            pending = i;
         }
+        unread_are_ones &= source_shape[..pending].iter().all(|&d| d == 1);
         assert!(
-            read.iter().zip(source_shape).all(|(&r, &d)| r || d == 1),
+            unread_are_ones,
             "planner bug: a source axis of size other than 1 is not read"
         );
-        Self::build(source_shape, output_shape, axis_strides, source_axes)
+        self.simplify();
+        Ok(())
     }
 
-    fn build(
+    /// Sets the shapes and lengths, every axis stride to 0, and clears the simplified axes.
+    ///
+    /// # Errors
+    /// [`BroadcastError::ShapeOverflow`], for the source shape first.
+    fn set_shapes(
+        &mut self,
         source_shape: &[usize],
         output_shape: &[usize],
-        axis_strides: Vec<usize>,
-        source_axes: Vec<Option<usize>>,
-    ) -> Result<Self, BroadcastError> {
-        let len = checked_len(output_shape)?;
-        let source_len = checked_len(source_shape)?;
-        let (dims, strides) = simplify(output_shape, &axis_strides, len);
-        if len > 0 {
-            // The largest source index reached: every axis at its last position.
-            let max_index = dims
-                .iter()
-                .zip(&strides)
-                .map(|(&d, &s)| (d - 1).checked_mul(s))
-                .try_fold(0usize, |acc, v| acc.checked_add(v?));
-            assert!(
-                matches!(max_index, Some(m) if m < source_len),
-                "planner bug: plan reads past the source"
-            );
+    ) -> Result<(), BroadcastError> {
+        self.source_len = checked_len(source_shape)?;
+        self.len = checked_len(output_shape)?;
+        self.source_shape.clear();
+        self.source_shape.extend_from_slice(source_shape);
+        self.output_shape.clear();
+        self.output_shape.extend_from_slice(output_shape);
+        self.axis_strides.clear();
+        self.axis_strides.extend_repeated(0, output_shape.len());
+        self.dims.clear();
+        self.strides.clear();
+        Ok(())
+    }
+
+    /// Fills the simplified axes from the per-axis ones (size-1 axes dropped, chained
+    /// neighbours merged, outermost first) and checks that they stay inside the source.
+    ///
+    /// # Panics
+    /// If a stride would index past the source (a planner bug).
+    fn simplify(&mut self) {
+        if self.len == 0 {
+            self.dims.push(0);
+            self.strides.push(0);
+            return;
         }
-        Ok(StridePlan {
-            source_shape: source_shape.to_vec(),
-            output_shape: output_shape.to_vec(),
-            axis_strides,
-            source_axes,
-            dims,
-            strides,
-            len,
-            source_len,
-        })
+        let (dims, strides) = (&mut self.dims, &mut self.strides);
+        for (&d, &s) in self.output_shape.iter().zip(&self.axis_strides) {
+            if d == 1 {
+                continue;
+            }
+            if let (Some(last_d), Some(last_s)) = (dims.last_mut(), strides.last_mut()) {
+                // `s * d` cannot overflow when s > 0: it is at most the source length.
+                if *last_s == s.saturating_mul(d) {
+                    *last_d *= d;
+                    *last_s = s;
+                    continue;
+                }
+            }
+            dims.push(d);
+            strides.push(s);
+        }
+        // The largest source index reached: every axis at its last position.
+        let max_index = dims
+            .iter()
+            .zip(strides.iter())
+            .map(|(&d, &s)| (d - 1).checked_mul(s))
+            .try_fold(0usize, |acc, v| acc.checked_add(v?));
+        assert!(
+            matches!(max_index, Some(m) if m < self.source_len),
+            "planner bug: plan reads past the source"
+        );
     }
 
     /// The shape of the data the plan reads (row-major, contiguous).
@@ -241,31 +366,6 @@ fn infer_source_axes(
         .collect())
 }
 
-/// Drops size-1 axes and merges chained neighbours, outermost first.
-fn simplify(shape: &[usize], strides: &[usize], len: usize) -> (Vec<usize>, Vec<usize>) {
-    if len == 0 {
-        return (vec![0], vec![0]);
-    }
-    let mut dims: Vec<usize> = Vec::with_capacity(shape.len());
-    let mut out_strides: Vec<usize> = Vec::with_capacity(shape.len());
-    for (&d, &s) in shape.iter().zip(strides) {
-        if d == 1 {
-            continue;
-        }
-        if let (Some(last_d), Some(&last_s)) = (dims.last_mut(), out_strides.last()) {
-            // `s * d` cannot overflow when s > 0: it is at most the source length.
-            if last_s == s.saturating_mul(d) {
-                *last_d *= d;
-                *out_strides.last_mut().expect("non-empty") = s;
-                continue;
-            }
-        }
-        dims.push(d);
-        out_strides.push(s);
-    }
-    (dims, out_strides)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,7 +434,7 @@ mod tests {
         let p = StridePlan::from_source_axes(
             &[2, 1, 3],
             &[5, 2, 4, 3],
-            vec![None, Some(0), None, Some(2)],
+            &[None, Some(0), None, Some(2)],
         )
         .unwrap();
         assert_eq!(p.axis_strides(), &[0, 3, 0, 1]);
@@ -419,20 +519,55 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_refilled_in_place_equals_a_fresh_one() {
+        // Rank 10 moves every list to the heap; refilling keeps the heap storage, which must
+        // not show in the result (nor in equality with a plan kept inline).
+        let mut reused = StridePlan::empty();
+        let mut axes = vec![None; 10];
+        axes[9] = Some(0);
+        reused
+            .fill_from_source_axes(&[3], &[2, 2, 2, 2, 2, 2, 2, 2, 2, 3], &axes)
+            .unwrap();
+        assert_eq!(reused.dims(), &[512, 3]);
+        reused
+            .fill_from_source_axes(&[3, 1], &[3, 4], &[Some(0), None])
+            .unwrap();
+        let fresh = StridePlan::from_source_axes(&[3, 1], &[3, 4], &[Some(0), None]).unwrap();
+        assert_eq!(reused, fresh);
+        assert_eq!(reused.axis_strides(), &[1, 0]);
+        assert_eq!(reused.dims(), &[3, 4]);
+        assert_eq!(reused.strides(), &[1, 0]);
+        assert_eq!((reused.len(), reused.source_len()), (12, 3));
+    }
+
+    #[test]
+    fn strides_past_the_inline_rank_are_row_major() {
+        // Nine source axes, every other one stretched: strides are the products of the dims
+        // after each axis, written out here.
+        let src = [2, 1, 3, 1, 2, 1, 2, 1, 3];
+        let out = [2, 5, 3, 5, 2, 5, 2, 5, 3];
+        let axes: Vec<Option<usize>> = (0..9).map(|k| (k % 2 == 0).then_some(k)).collect();
+        let p = StridePlan::from_source_axes(&src, &out, &axes).unwrap();
+        assert_eq!(p.axis_strides(), &[36, 0, 12, 0, 6, 0, 3, 0, 1]);
+        assert_eq!(p.source_len(), 72);
+        assert_eq!(p.len(), 2 * 5 * 3 * 5 * 2 * 5 * 2 * 5 * 3);
+    }
+
+    #[test]
     #[should_panic(expected = "planner bug")]
     fn a_mapping_to_an_axis_of_another_size_is_caught() {
-        let _ = StridePlan::from_source_axes(&[3], &[4], vec![Some(0)]);
+        let _ = StridePlan::from_source_axes(&[3], &[4], &[Some(0)]);
     }
 
     #[test]
     #[should_panic(expected = "planner bug")]
     fn a_data_axis_left_unread_is_caught() {
-        let _ = StridePlan::from_source_axes(&[3], &[3], vec![None]);
+        let _ = StridePlan::from_source_axes(&[3], &[3], &[None]);
     }
 
     #[test]
     #[should_panic(expected = "planner bug")]
     fn a_transposing_mapping_is_caught() {
-        let _ = StridePlan::from_source_axes(&[3, 3], &[3, 3], vec![Some(1), Some(0)]);
+        let _ = StridePlan::from_source_axes(&[3, 3], &[3, 3], &[Some(1), Some(0)]);
     }
 }

@@ -9,15 +9,23 @@ use crate::error::{BroadcastError, Dims};
 /// must not exceed `isize::MAX` even when a zero dimension makes the element count 0, so
 /// every shape that passes can back an `ndarray::ArrayD`.
 pub fn checked_len(shape: &[usize]) -> Result<usize, BroadcastError> {
-    let nonzero = shape
-        .iter()
-        .filter(|&&d| d != 0)
-        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .filter(|&n| n <= isize::MAX as usize)
-        .ok_or_else(|| BroadcastError::ShapeOverflow {
+    // One pass: this runs twice in every plan, and a plan of a small broadcast is most of
+    // its cost.
+    let mut nonzero = Some(1usize);
+    let mut has_zero = false;
+    for &d in shape {
+        if d == 0 {
+            has_zero = true;
+        } else {
+            nonzero = nonzero.and_then(|n| n.checked_mul(d));
+        }
+    }
+    match nonzero {
+        Some(n) if n <= isize::MAX as usize => Ok(if has_zero { 0 } else { n }),
+        _ => Err(BroadcastError::ShapeOverflow {
             shape: Dims(shape.to_vec()),
-        })?;
-    Ok(if shape.contains(&0) { 0 } else { nonzero })
+        }),
+    }
 }
 
 /// Row-major (C-order) element strides of a contiguous tensor of `shape`.

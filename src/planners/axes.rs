@@ -1,5 +1,5 @@
-use crate::error::BroadcastError;
-use crate::plan::StridePlan;
+use crate::error::{BroadcastError, Dims};
+use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 
 /// nGraph v0 broadcast with `broadcast_axes`.
@@ -23,8 +23,21 @@ pub fn plan_axes(
     target_shape: &[usize],
     broadcast_axes: &[usize],
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_axes_into(data_shape, target_shape, broadcast_axes, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_axes`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_axes_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    broadcast_axes: &[usize],
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     const MODE: &str = "axes";
-    let mut is_new = vec![false; target_shape.len()];
+    let mut is_new = AxisList::new();
+    is_new.extend_repeated(false, target_shape.len());
     for (position, &axis) in broadcast_axes.iter().enumerate() {
         if axis >= target_shape.len() {
             return Err(BroadcastError::AxisOutOfRange {
@@ -44,27 +57,30 @@ pub fn plan_axes(
             });
         }
     }
-    let remaining: Vec<usize> = target_shape
-        .iter()
-        .zip(&is_new)
-        .filter(|(_, &new)| !new)
-        .map(|(&t, _)| t)
-        .collect();
-    if remaining != data_shape {
+    let remaining = || {
+        target_shape
+            .iter()
+            .zip(is_new.iter())
+            .filter(|(_, &new)| !new)
+            .map(|(&t, _)| t)
+    };
+    if !remaining().eq(data_shape.iter().copied()) {
         return Err(BroadcastError::AxesShapeMismatch {
             axes: broadcast_axes.to_vec(),
-            remaining: dims(&remaining),
+            remaining: Dims(remaining().collect()),
             data_shape: dims(data_shape),
             target_shape: dims(target_shape),
         });
     }
     // One data axis per kept target axis, in order: `remaining == data_shape` above.
     let mut next_data_axis = 0..data_shape.len();
-    let source_axes = is_new
-        .iter()
-        .map(|&new| if new { None } else { next_data_axis.next() })
-        .collect();
-    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
+    let source_axes = plan.start_source_axes(target_shape.len());
+    for (axis, &new) in source_axes.iter_mut().zip(is_new.iter()) {
+        if !new {
+            *axis = next_data_axis.next();
+        }
+    }
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

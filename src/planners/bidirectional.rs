@@ -1,5 +1,5 @@
 use crate::error::BroadcastError;
-use crate::plan::StridePlan;
+use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 
 /// Bidirectional broadcast: OpenVINO v3 `bidirectional` mode, ONNX `Expand`.
@@ -22,11 +22,22 @@ pub fn plan_bidirectional(
     data_shape: &[usize],
     target_shape: &[usize],
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_bidirectional_into(data_shape, target_shape, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_bidirectional`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_bidirectional_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     let rank = data_shape.len().max(target_shape.len());
     let data_pad = rank - data_shape.len();
     let target_pad = rank - target_shape.len();
-    let mut output = Vec::with_capacity(rank);
-    let mut source_axes = Vec::with_capacity(rank);
+    let mut output = AxisList::new();
+    let source_axes = plan.start_source_axes(rank);
     for axis in 0..rank {
         let d = if axis < data_pad {
             1
@@ -38,13 +49,11 @@ pub fn plan_bidirectional(
         } else {
             target_shape[axis - target_pad]
         };
-        let source_axis = axis.checked_sub(data_pad);
         if d == t || t == 1 {
             output.push(d);
-            source_axes.push(source_axis);
+            source_axes[axis] = axis.checked_sub(data_pad);
         } else if d == 1 {
             output.push(t);
-            source_axes.push(None);
         } else {
             return Err(BroadcastError::Incompatible {
                 mode: "bidirectional",
@@ -56,7 +65,7 @@ pub fn plan_bidirectional(
             });
         }
     }
-    StridePlan::from_source_axes(data_shape, &output, source_axes)
+    plan.finish_from_source_axes(data_shape, &output)
 }
 
 #[cfg(test)]

@@ -28,6 +28,18 @@ pub fn plan_explicit(
     target_shape: &[usize],
     axes_mapping: &[usize],
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_explicit_into(data_shape, target_shape, axes_mapping, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_explicit`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_explicit_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    axes_mapping: &[usize],
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     const MODE: &str = "explicit";
     if axes_mapping.len() != data_shape.len() {
         return Err(BroadcastError::AxesMappingLength {
@@ -57,7 +69,7 @@ pub fn plan_explicit(
             });
         }
     }
-    let mut source_axes = vec![None; target_shape.len()];
+    let source_axes = plan.start_source_axes(target_shape.len());
     for (i, (&d, &axis)) in data_shape.iter().zip(axes_mapping).enumerate() {
         let t = target_shape[axis];
         if d == t {
@@ -73,7 +85,7 @@ pub fn plan_explicit(
             });
         }
     }
-    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

@@ -28,12 +28,31 @@ pub fn plan(
     target_shape: &[usize],
     mode: &Mode,
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_into(data_shape, target_shape, mode, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan`] into `plan`, in place: no copy of the plan on the way out, which matters for
+/// broadcasts of a few dozen elements (see [`StridePlan::empty`]).
+pub(crate) fn plan_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    mode: &Mode,
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     match mode {
-        Mode::Numpy => plan_numpy(data_shape, target_shape),
-        Mode::Bidirectional => plan_bidirectional(data_shape, target_shape),
-        Mode::Explicit { axes_mapping } => plan_explicit(data_shape, target_shape, axes_mapping),
-        Mode::Pdpd { axis } => plan_pdpd(data_shape, target_shape, *axis),
-        Mode::Axes { broadcast_axes } => plan_axes(data_shape, target_shape, broadcast_axes),
+        Mode::Numpy => numpy::plan_numpy_into(data_shape, target_shape, plan),
+        Mode::Bidirectional => {
+            bidirectional::plan_bidirectional_into(data_shape, target_shape, plan)
+        }
+        Mode::Explicit { axes_mapping } => {
+            explicit::plan_explicit_into(data_shape, target_shape, axes_mapping, plan)
+        }
+        Mode::Pdpd { axis } => pdpd::plan_pdpd_into(data_shape, target_shape, *axis, plan),
+        Mode::Axes { broadcast_axes } => {
+            axes::plan_axes_into(data_shape, target_shape, broadcast_axes, plan)
+        }
     }
 }
 

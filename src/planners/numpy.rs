@@ -22,6 +22,17 @@ pub fn plan_numpy(
     data_shape: &[usize],
     target_shape: &[usize],
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_numpy_into(data_shape, target_shape, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_numpy`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_numpy_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     const MODE: &str = "numpy";
     if data_shape.len() > target_shape.len() {
         return Err(BroadcastError::TargetRankTooSmall {
@@ -33,7 +44,7 @@ pub fn plan_numpy(
         });
     }
     let offset = target_shape.len() - data_shape.len();
-    let mut source_axes = vec![None; target_shape.len()];
+    let source_axes = plan.start_source_axes(target_shape.len());
     for (i, (&d, &t)) in data_shape.iter().zip(&target_shape[offset..]).enumerate() {
         if d == t {
             source_axes[offset + i] = Some(i);
@@ -48,7 +59,7 @@ pub fn plan_numpy(
             });
         }
     }
-    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

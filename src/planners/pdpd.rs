@@ -28,6 +28,18 @@ pub fn plan_pdpd(
     target_shape: &[usize],
     axis: i64,
 ) -> Result<StridePlan, BroadcastError> {
+    let mut plan = StridePlan::empty();
+    plan_pdpd_into(data_shape, target_shape, axis, &mut plan)?;
+    Ok(plan)
+}
+
+/// [`plan_pdpd`] into `plan`, in place (see [`StridePlan::empty`]).
+pub(crate) fn plan_pdpd_into(
+    data_shape: &[usize],
+    target_shape: &[usize],
+    axis: i64,
+    plan: &mut StridePlan,
+) -> Result<(), BroadcastError> {
     let fail = |reason: String| BroadcastError::PdpdAxis {
         axis,
         reason,
@@ -58,7 +70,7 @@ pub fn plan_pdpd(
             target_shape.len()
         )));
     }
-    let mut source_axes = vec![None; target_shape.len()];
+    let source_axes = plan.start_source_axes(target_shape.len());
     for (i, &d) in fitted.iter().enumerate() {
         let t = target_shape[start + i];
         if d == t {
@@ -74,7 +86,7 @@ pub fn plan_pdpd(
             });
         }
     }
-    StridePlan::from_source_axes(data_shape, target_shape, source_axes)
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 #[cfg(test)]

@@ -23,15 +23,16 @@ fn dim(b: u8) -> usize {
 fuzz_target!(|bytes: &[u8]| {
     let mut it = bytes.iter().copied();
     let mut next = || it.next().unwrap_or(0);
-    let rd = (next() % 8) as usize;
-    let rt = (next() % 8) as usize;
+    // Ranks up to 11: plans keep their lists inline up to rank 8 and on the heap beyond.
+    let rd = (next() % 12) as usize;
+    let rt = (next() % 12) as usize;
     let data: Vec<usize> = (0..rd).map(|_| dim(next())).collect();
     let target: Vec<usize> = (0..rt).map(|_| dim(next())).collect();
     let na = (next() % 8) as usize;
     let axes: Vec<usize> = (0..na)
         .map(|_| match next() {
             255 => usize::MAX,
-            b => (b % 9) as usize,
+            b => (b % 13) as usize,
         })
         .collect();
     let axis = i64::from(next() as i8);

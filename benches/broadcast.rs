@@ -47,30 +47,23 @@ fn bench_case<T: Element>(
 ) {
     let mode = (case.mode)();
     let mut out = bcast::run_plan(plan, input.view(), Parallelism::Auto).unwrap();
-    group.bench_function("bcast_into", |b| {
-        b.iter(|| {
-            broadcast_into_with(
-                black_box(input.view()),
-                case.target,
-                &mode,
-                out.view_mut(),
-                Parallelism::Auto,
-            )
-            .unwrap()
-        })
-    });
-    group.bench_function("bcast_into_serial", |b| {
-        b.iter(|| {
-            broadcast_into_with(
-                black_box(input.view()),
-                case.target,
-                &mode,
-                out.view_mut(),
-                Parallelism::Serial,
-            )
-            .unwrap()
-        })
-    });
+    for (name, par) in [
+        ("bcast_into", Parallelism::Auto),
+        ("bcast_into_serial", Parallelism::Serial),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                broadcast_into_with(
+                    black_box(input.view()),
+                    case.target,
+                    &mode,
+                    out.view_mut(),
+                    par,
+                )
+                .unwrap()
+            })
+        });
+    }
     group.bench_function("bcast_alloc", |b| {
         b.iter(|| broadcast(black_box(input.view()), case.target, &mode).unwrap())
     });

@@ -5,7 +5,9 @@ mod axis_list;
 pub(crate) use axis_list::AxisList;
 
 use crate::error::BroadcastError;
-use crate::shape::{checked_len, contiguous_strides};
+use crate::shape::checked_len;
+#[cfg(test)]
+use crate::shape::contiguous_strides;
 
 /// Where every output element comes from.
 ///
@@ -51,8 +53,9 @@ impl StridePlan {
     /// If `axis_strides.len() != output_shape.len()` or a stride would index past the source
     /// (both are planner bugs, never input errors; checked with `assert!` because the
     /// executor's memory safety depends on them).
-    // The planners build through `from_source_axes`; this stays for plans made by hand.
-    #[cfg_attr(not(test), allow(dead_code))]
+    // Planners build in place (`start_source_axes`, `finish_from_source_axes`); tests build
+    // plans by hand through this and `from_source_axes`.
+    #[cfg(test)]
     pub(crate) fn new(
         source_shape: &[usize],
         output_shape: &[usize],
@@ -82,8 +85,7 @@ impl StridePlan {
     ///
     /// # Panics
     /// As [`fill_from_source_axes`](Self::fill_from_source_axes).
-    // The planners fill plans in place with `fill_from_source_axes`; this is its by-value form.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg(test)]
     pub(crate) fn from_source_axes(
         source_shape: &[usize],
         output_shape: &[usize],
@@ -95,7 +97,8 @@ impl StridePlan {
     }
 
     /// A plan of nothing (no axes, no elements), for a planner to fill in place with
-    /// [`fill_from_source_axes`](Self::fill_from_source_axes). Never handed out as it is.
+    /// [`start_source_axes`](Self::start_source_axes) and
+    /// [`finish_from_source_axes`](Self::finish_from_source_axes). Never handed out as it is.
     ///
     /// Planning in place matters for small broadcasts: a plan is a few hundred bytes (its
     /// lists are inline), Rust moves a returned value by copying it, and copying freshly
@@ -123,6 +126,7 @@ impl StridePlan {
     ///
     /// # Panics
     /// As [`finish_from_source_axes`](Self::finish_from_source_axes).
+    #[cfg(test)]
     pub(crate) fn fill_from_source_axes(
         &mut self,
         source_shape: &[usize],
@@ -343,7 +347,7 @@ impl StridePlan {
 /// strides of axes of size above 1 are distinct, so only size-0 and size-1 axes can be
 /// ambiguous, and there any choice indexes the same elements. An axis with no match is
 /// `None`.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg(test)]
 fn infer_source_axes(
     source_shape: &[usize],
     output_shape: &[usize],

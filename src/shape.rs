@@ -32,6 +32,9 @@ pub fn checked_len(shape: &[usize]) -> Result<usize, BroadcastError> {
 ///
 /// # Errors
 /// [`BroadcastError::ShapeOverflow`] if the shape's element count does not fit in `usize`.
+// Planners compute strides on the fly (`StridePlan::finish_from_source_axes`); this is the
+// reference form, for the tests and the test-only plan builders.
+#[cfg(test)]
 pub(crate) fn contiguous_strides(shape: &[usize]) -> Result<Vec<usize>, BroadcastError> {
     checked_len(shape)?;
     let mut strides = vec![0usize; shape.len()];

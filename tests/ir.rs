@@ -78,6 +78,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Fails the test with the command's stderr unless it exited 0.
+fn assert_succeeded(run: &std::process::Output) {
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 fn bcast_cli() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bcast"))
 }
@@ -267,11 +276,7 @@ fn describe_lists_inputs_outputs_and_layers_in_run_order() {
         .arg(conformance("ir/v1_explicit_written_none/model.xml"))
         .output()
         .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_succeeded(&run);
     let text = String::from_utf8(run.stdout).unwrap();
     // Expected from the .xml, which OpenVINO wrote: layer ids, names, the mode it wrote as
     // "none", the constants' values and the shapes of the ports.
@@ -310,11 +315,7 @@ fn one_parameter_takes_a_bare_input_file() {
         .arg(&out_dir)
         .output()
         .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_succeeded(&run);
     let got = bcast::npy::read(out_dir.join("y.npy")).unwrap();
     let want = bcast::npy::read(case.join("expected/y.npy")).unwrap();
     assert!(got.bit_equal(&want));
@@ -347,11 +348,7 @@ fn weights_may_live_elsewhere() {
         .arg(&out_dir)
         .output()
         .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    assert_succeeded(&run);
     assert!(out_dir.join("y.npy").exists());
 }
 

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::mode::Rule;
+
 /// A shape written as `[2,3,4]` in error messages.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
 pub struct Dims(pub Vec<usize>);
@@ -44,7 +46,7 @@ pub enum BroadcastError {
     #[error("{mode} broadcast: data dim {data_dim} at axis {axis} cannot become {target_dim} (must be 1 or {target_dim}); data shape {data_shape}, target shape {target_shape}")]
     DimMismatch {
         /// The mode whose rule was broken.
-        mode: &'static str,
+        mode: Rule,
         /// Axis of the data shape at fault.
         axis: usize,
         /// The data dimension.
@@ -61,7 +63,7 @@ pub enum BroadcastError {
     #[error("{mode} broadcast: dims {left} and {right} at output axis {axis} are incompatible (must be equal or one of them 1); shapes {left_shape} and {right_shape}")]
     Incompatible {
         /// The mode whose rule was broken.
-        mode: &'static str,
+        mode: Rule,
         /// Output axis (after left-padding) at fault.
         axis: usize,
         /// Dimension of the first shape.
@@ -74,11 +76,22 @@ pub enum BroadcastError {
         right_shape: Dims,
     },
 
+    /// The element-wise `none` rule: the operands' shapes must be equal.
+    #[error("{mode} broadcast: shapes {left_shape} and {right_shape} must be equal")]
+    ShapesDiffer {
+        /// The rule that was broken.
+        mode: Rule,
+        /// First operand's shape.
+        left_shape: Dims,
+        /// Second operand's shape.
+        right_shape: Dims,
+    },
+
     /// The target has fewer axes than the data where the mode needs at least as many.
     #[error("{mode} broadcast: target rank {target_rank} is smaller than data rank {data_rank}; data shape {data_shape}, target shape {target_shape}")]
     TargetRankTooSmall {
         /// The mode whose rule was broken.
-        mode: &'static str,
+        mode: Rule,
         /// Rank of the data.
         data_rank: usize,
         /// Rank of the target.
@@ -106,7 +119,7 @@ pub enum BroadcastError {
     #[error("{mode} broadcast: axes {axes:?} must be strictly increasing, but entry {position} ({axis}) does not exceed the one before it")]
     AxesNotIncreasing {
         /// The mode whose rule was broken.
-        mode: &'static str,
+        mode: Rule,
         /// The axes given.
         axes: Vec<usize>,
         /// Index in `axes` of the offending entry.
@@ -119,7 +132,7 @@ pub enum BroadcastError {
     #[error("{mode} broadcast: axis {axis} appears more than once in {axes:?}")]
     DuplicateAxis {
         /// The mode whose rule was broken.
-        mode: &'static str,
+        mode: Rule,
         /// The axes given.
         axes: Vec<usize>,
         /// The repeated axis.
@@ -130,7 +143,7 @@ pub enum BroadcastError {
     #[error("{mode} broadcast: axis {axis} (entry {position} of {axes:?}) is out of range for target shape {target_shape} of rank {rank}")]
     AxisOutOfRange {
         /// The mode whose rule was broken.
-        mode: &'static str,
+        mode: Rule,
         /// The axes given.
         axes: Vec<usize>,
         /// Index in `axes` of the offending entry.
@@ -244,4 +257,22 @@ pub enum BroadcastError {
         /// The element type's name.
         dtype: &'static str,
     },
+}
+
+impl BroadcastError {
+    /// The same error, naming `rule` where it names a rule: a planner reused under another
+    /// rule (the PDPD planner under element-wise PDPD) reports the rule the caller asked for.
+    pub(crate) fn with_rule(mut self, rule: Rule) -> Self {
+        match &mut self {
+            BroadcastError::DimMismatch { mode, .. }
+            | BroadcastError::Incompatible { mode, .. }
+            | BroadcastError::ShapesDiffer { mode, .. }
+            | BroadcastError::TargetRankTooSmall { mode, .. }
+            | BroadcastError::AxesNotIncreasing { mode, .. }
+            | BroadcastError::DuplicateAxis { mode, .. }
+            | BroadcastError::AxisOutOfRange { mode, .. } => *mode = rule,
+            _ => {}
+        }
+        self
+    }
 }

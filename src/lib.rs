@@ -26,6 +26,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod api;
+mod auto_broadcast;
 #[doc(hidden)]
 pub mod bench;
 pub mod conformance;
@@ -46,10 +47,11 @@ pub use api::{
     broadcast, broadcast_all, broadcast_into, broadcast_into_with, broadcast_with, output_shape,
     run_plan, run_plan_into,
 };
+pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
 pub use element::{DType, Element};
 pub use error::{BroadcastError, Dims};
 pub use kernel::Parallelism;
-pub use mode::{Mode, ParseModeError};
+pub use mode::{Mode, ParseModeError, Rule};
 pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};
 pub use reduce::{

@@ -57,6 +57,67 @@ impl fmt::Display for Mode {
     }
 }
 
+/// The rule an error is about: one of the Broadcast modes, N-ary broadcast, or an element-wise
+/// auto-broadcast rule. Errors carry it as a value, so a caller can match on it; its
+/// `Display` is the name the messages print (`numpy`, `explicit`, `element-wise pdpd`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// [`Mode::Numpy`].
+    Numpy,
+    /// [`Mode::Bidirectional`].
+    Bidirectional,
+    /// [`Mode::Explicit`].
+    Explicit,
+    /// [`Mode::Pdpd`].
+    Pdpd,
+    /// [`Mode::Axes`].
+    Axes,
+    /// N-ary broadcast of several tensors to their common shape.
+    Multi,
+    /// Element-wise [`crate::AutoBroadcast::None`]: shapes must be equal.
+    EltwiseNone,
+    /// Element-wise [`crate::AutoBroadcast::Numpy`]: the two-directional rule.
+    EltwiseNumpy,
+    /// Element-wise [`crate::AutoBroadcast::Pdpd`]: B onto A's shape.
+    EltwisePdpd,
+}
+
+impl Rule {
+    /// The name the error messages print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Numpy => "numpy",
+            Rule::Bidirectional => "bidirectional",
+            Rule::Explicit => "explicit",
+            Rule::Pdpd => "pdpd",
+            Rule::Axes => "axes",
+            Rule::Multi => "multi",
+            Rule::EltwiseNone => "element-wise none",
+            Rule::EltwiseNumpy => "element-wise numpy",
+            Rule::EltwisePdpd => "element-wise pdpd",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<&Mode> for Rule {
+    fn from(mode: &Mode) -> Rule {
+        match mode {
+            Mode::Numpy => Rule::Numpy,
+            Mode::Bidirectional => Rule::Bidirectional,
+            Mode::Explicit { .. } => Rule::Explicit,
+            Mode::Pdpd { .. } => Rule::Pdpd,
+            Mode::Axes { .. } => Rule::Axes,
+        }
+    }
+}
+
 /// A mode name that [`Mode::from_str`] does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

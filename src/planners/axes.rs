@@ -1,4 +1,5 @@
 use crate::error::{BroadcastError, Dims};
+use crate::mode::Rule;
 use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 
@@ -35,13 +36,12 @@ pub(crate) fn plan_axes_into(
     broadcast_axes: &[usize],
     plan: &mut StridePlan,
 ) -> Result<(), BroadcastError> {
-    const MODE: &str = "axes";
     let mut is_new = AxisList::new();
     is_new.extend_repeated(false, target_shape.len());
     for (position, &axis) in broadcast_axes.iter().enumerate() {
         if axis >= target_shape.len() {
             return Err(BroadcastError::AxisOutOfRange {
-                mode: MODE,
+                mode: Rule::Axes,
                 axes: broadcast_axes.to_vec(),
                 position,
                 axis,
@@ -51,7 +51,7 @@ pub(crate) fn plan_axes_into(
         }
         if std::mem::replace(&mut is_new[axis], true) {
             return Err(BroadcastError::DuplicateAxis {
-                mode: MODE,
+                mode: Rule::Axes,
                 axes: broadcast_axes.to_vec(),
                 axis,
             });

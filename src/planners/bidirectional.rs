@@ -1,4 +1,5 @@
 use crate::error::BroadcastError;
+use crate::mode::Rule;
 use crate::plan::{AxisList, StridePlan};
 use crate::planners::dims;
 
@@ -56,7 +57,7 @@ pub(crate) fn plan_bidirectional_into(
             output.push(t);
         } else {
             return Err(BroadcastError::Incompatible {
-                mode: "bidirectional",
+                mode: Rule::Bidirectional,
                 axis,
                 left: d,
                 right: t,

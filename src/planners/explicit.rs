@@ -1,4 +1,5 @@
 use crate::error::BroadcastError;
+use crate::mode::Rule;
 use crate::plan::StridePlan;
 use crate::planners::dims;
 
@@ -40,7 +41,6 @@ pub(crate) fn plan_explicit_into(
     axes_mapping: &[usize],
     plan: &mut StridePlan,
 ) -> Result<(), BroadcastError> {
-    const MODE: &str = "explicit";
     if axes_mapping.len() != data_shape.len() {
         return Err(BroadcastError::AxesMappingLength {
             axes: axes_mapping.to_vec(),
@@ -52,7 +52,7 @@ pub(crate) fn plan_explicit_into(
     for (position, &axis) in axes_mapping.iter().enumerate() {
         if axis >= target_shape.len() {
             return Err(BroadcastError::AxisOutOfRange {
-                mode: MODE,
+                mode: Rule::Explicit,
                 axes: axes_mapping.to_vec(),
                 position,
                 axis,
@@ -62,7 +62,7 @@ pub(crate) fn plan_explicit_into(
         }
         if position > 0 && axis <= axes_mapping[position - 1] {
             return Err(BroadcastError::AxesNotIncreasing {
-                mode: MODE,
+                mode: Rule::Explicit,
                 axes: axes_mapping.to_vec(),
                 position,
                 axis,
@@ -76,7 +76,7 @@ pub(crate) fn plan_explicit_into(
             source_axes[axis] = Some(i);
         } else if d != 1 {
             return Err(BroadcastError::DimMismatch {
-                mode: MODE,
+                mode: Rule::Explicit,
                 axis: i,
                 data_dim: d,
                 target_dim: t,

@@ -11,6 +11,7 @@ mod pdpd;
 pub use axes::plan_axes;
 pub use bidirectional::plan_bidirectional;
 pub use explicit::plan_explicit;
+pub(crate) use multi::common_shape;
 pub use multi::{broadcast_shapes, plan_multi};
 pub use numpy::plan_numpy;
 pub use pdpd::plan_pdpd;

@@ -1,6 +1,8 @@
 use crate::error::{BroadcastError, Dims};
+use crate::mode::Rule;
 use crate::plan::StridePlan;
 use crate::planners::plan_numpy;
+use crate::shape::checked_len;
 
 /// The common shape of several shapes: ONNX multidirectional broadcasting, numpy's
 /// `broadcast_shapes`, SONNX `Broadcast(X0..XL)`.
@@ -18,6 +20,12 @@ use crate::planners::plan_numpy;
 /// assert_eq!(s, vec![8, 7, 6, 5]);
 /// ```
 pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
+    common_shape(shapes, Rule::Multi)
+}
+
+/// [`broadcast_shapes`] with the rule its errors name: N-ary broadcast, or the element-wise
+/// numpy rule (which is the same rule for two or three operands).
+pub(crate) fn common_shape(shapes: &[&[usize]], rule: Rule) -> Result<Vec<usize>, BroadcastError> {
     if shapes.is_empty() {
         return Err(BroadcastError::NoInputs);
     }
@@ -31,7 +39,7 @@ pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastErro
                 *c = d;
             } else if d != 1 && d != *c {
                 return Err(BroadcastError::Incompatible {
-                    mode: "multi",
+                    mode: rule,
                     axis: pad + i,
                     left: *c,
                     right: d,
@@ -41,6 +49,9 @@ pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastErro
             }
         }
     }
+    // The same size rule as every other shape function: a shape whose element count
+    // overflows is refused here, not when something tries to allocate it.
+    checked_len(&common)?;
     Ok(common)
 }
 

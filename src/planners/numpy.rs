@@ -1,4 +1,5 @@
 use crate::error::BroadcastError;
+use crate::mode::Rule;
 use crate::plan::StridePlan;
 use crate::planners::dims;
 
@@ -33,10 +34,9 @@ pub(crate) fn plan_numpy_into(
     target_shape: &[usize],
     plan: &mut StridePlan,
 ) -> Result<(), BroadcastError> {
-    const MODE: &str = "numpy";
     if data_shape.len() > target_shape.len() {
         return Err(BroadcastError::TargetRankTooSmall {
-            mode: MODE,
+            mode: Rule::Numpy,
             data_rank: data_shape.len(),
             target_rank: target_shape.len(),
             data_shape: dims(data_shape),
@@ -50,7 +50,7 @@ pub(crate) fn plan_numpy_into(
             source_axes[offset + i] = Some(i);
         } else if d != 1 {
             return Err(BroadcastError::DimMismatch {
-                mode: MODE,
+                mode: Rule::Numpy,
                 axis: i,
                 data_dim: d,
                 target_dim: t,

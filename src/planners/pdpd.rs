@@ -1,4 +1,5 @@
 use crate::error::BroadcastError;
+use crate::mode::Rule;
 use crate::plan::StridePlan;
 use crate::planners::dims;
 
@@ -77,7 +78,7 @@ pub(crate) fn plan_pdpd_into(
             source_axes[start + i] = Some(i);
         } else if d != 1 {
             return Err(BroadcastError::DimMismatch {
-                mode: "pdpd",
+                mode: Rule::Pdpd,
                 axis: i,
                 data_dim: d,
                 target_dim: t,

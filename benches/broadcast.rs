@@ -1,4 +1,4 @@
-//! Criterion benches over the `bcast bench` case table (`bcast::bench::CASES`), with
+//! Criterion benches over the `bcast bench` case table (`bcast_cli::bench::CASES`), with
 //! `Throughput::Bytes` of output, against two baselines a Rust user would otherwise pick:
 //! ndarray's `view.broadcast(shape).unwrap().to_owned()` and a naive per-element loop.
 //!
@@ -9,8 +9,8 @@ use criterion::{
 };
 use std::time::Duration;
 
-use bcast::bench::{Case, CASES};
 use bcast::{broadcast, broadcast_into_with, Element, Parallelism, StridePlan, Tensor};
+use bcast_cli::bench::{Case, CASES};
 use ndarray::{ArrayD, IxDyn};
 
 /// The data reshaped to the output's rank (size 1 on every broadcast axis), so ndarray's

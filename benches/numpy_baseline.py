@@ -8,7 +8,7 @@ per case per line, so the numbers can sit next to `bcast bench --json` output.
 
 Run: python3 benches/numpy_baseline.py [--case NAME]... [--budget-ms MS]
 
-The case table mirrors `bcast::bench::CASES` (src/bench.rs). Non-numpy modes are expressed as
+The case table mirrors `bcast_cli::bench::CASES` (crates/bcast-cli/src/bench.rs). Non-numpy modes are expressed as
 the equivalent numpy broadcast of the data reshaped to the output rank (size 1 on every
 broadcast axis), which is what the modes mean. `strings` is skipped: numpy has no
 variable-length string type that `copyto` materialises comparably.

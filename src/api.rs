@@ -6,7 +6,7 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 
 use crate::element::Element;
 use crate::error::{BroadcastError, Dims};
-use crate::kernel::Parallelism;
+use crate::exec::Parallelism;
 use crate::mode::Mode;
 use crate::plan::StridePlan;
 use crate::planners::{self, plan_multi};

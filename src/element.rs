@@ -10,7 +10,8 @@ use std::mem::MaybeUninit;
 use half::{bf16, f16};
 
 use crate::error::{BroadcastError, Dims};
-use crate::kernel::{self, Parallelism};
+use crate::exec::Parallelism;
+use crate::kernel;
 use crate::plan::StridePlan;
 
 /// The element types of bcast, named as OpenVINO names them.
@@ -179,7 +180,7 @@ macro_rules! plain_element {
                     .map_err(|_| allocation_error(plan, std::mem::size_of::<Self>()))?;
                 let lanes: &[$lane] = $src_cast(src);
                 let spare = &mut out.spare_capacity_mut()[..plan.len()];
-                kernel::advise_huge_pages(spare);
+                crate::exec::advise_huge_pages(spare);
                 // SAFETY: $t and $lane have the same size and alignment (asserted below at
                 // compile time); the executor writes lanes copied from `src`, valid $t bits.
                 let dst = unsafe { as_lanes_mut::<Self, $lane>(spare) };

@@ -27,14 +27,14 @@
 
 mod api;
 mod auto_broadcast;
-#[doc(hidden)]
-pub mod bench;
-pub mod conformance;
 mod element;
 mod error;
+pub mod exec;
+#[cfg(feature = "io")]
 pub mod ir;
-pub mod kernel;
+mod kernel;
 mod mode;
+#[cfg(feature = "io")]
 pub mod npy;
 mod plan;
 pub mod planners;
@@ -50,7 +50,7 @@ pub use api::{
 pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
 pub use element::{DType, Element};
 pub use error::{BroadcastError, Dims};
-pub use kernel::Parallelism;
+pub use exec::Parallelism;
 pub use mode::{Mode, ParseModeError, Rule};
 pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};

@@ -6,7 +6,7 @@ use ndarray::ArrayD;
 
 use crate::element::DType;
 use crate::error::BroadcastError;
-use crate::kernel::Parallelism;
+use crate::exec::Parallelism;
 use crate::plan::StridePlan;
 
 /// An n-dimensional array of any bcast element type.

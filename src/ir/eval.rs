@@ -11,9 +11,9 @@ use ndarray::{ArrayD, IxDyn};
 
 use crate::element::DType;
 use crate::error::{BroadcastError, Dims};
+use crate::exec::Parallelism;
 use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::graph::{Graph, IrMode, Node, Op, Port};
-use crate::kernel::Parallelism;
 use crate::mode::Mode;
 use crate::tensor::Tensor;
 

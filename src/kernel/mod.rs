@@ -20,45 +20,21 @@
 use std::mem::MaybeUninit;
 
 use crate::error::BroadcastError;
+use crate::exec::{for_each_chunk, Parallelism, STRING_COST_BYTES};
 use crate::plan::StridePlan;
 
-mod fresh;
 mod isa;
-mod parallel;
 mod program;
 mod rows;
 mod slot;
 mod walk;
 
-pub(crate) use fresh::advise_huge_pages;
 use isa::Isa;
-pub(crate) use parallel::for_each_chunk;
 use program::{Program, Widening};
 use slot::Slot;
 
-/// Test-only knobs of the executor (not part of the API; may change at any time).
-#[doc(hidden)]
-pub mod testing {
-    pub use super::parallel::{with_tuning, Tuning};
-}
-
-/// How the executor may use threads.
-#[derive(Debug, Clone, Copy, Default)]
-pub enum Parallelism<'a> {
-    /// Use rayon's current pool when the output is large enough to gain from it.
-    #[default]
-    Auto,
-    /// Run on the calling thread only.
-    Serial,
-    /// Run on this rayon pool when the output is large enough to gain from it.
-    Pool(&'a rayon::ThreadPool),
-}
-
 /// Outputs smaller than this run the baseline copy of the walk.
 const WIDE_ISA_MIN_BYTES: usize = 4096;
-
-/// A string clone allocates; for chunking, count it as about this many bytes of plain writes.
-pub(crate) const STRING_COST_BYTES: usize = 256;
 
 /// Runs `plan` over plain-data lanes.
 ///

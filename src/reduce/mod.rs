@@ -21,7 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::error::{BroadcastError, Dims};
-use crate::kernel::Parallelism;
+use crate::exec::Parallelism;
 use crate::mode::Mode;
 use crate::plan::StridePlan;
 use crate::planners::{self, plan_multi};

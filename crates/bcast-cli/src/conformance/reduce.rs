@@ -1,5 +1,5 @@
 //! The `reduce` op: the gradient of a broadcast, summed back to the data's shape
-//! ([`crate::reduce_to_input_tensor`]).
+//! ([`bcast::reduce_to_input_tensor`]).
 //!
 //! Fields: those of a single-target broadcast case (`mode`, `target_shape`, the mode's own
 //! argument) plus `data_shape`; one input (the gradient, shaped as the broadcast output) and
@@ -8,7 +8,7 @@
 use super::broadcast;
 use super::fields;
 use super::{Case, Ran};
-use crate::tensor::Tensor;
+use bcast::Tensor;
 
 /// A parsed reduce case.
 pub(crate) struct Spec {
@@ -62,11 +62,11 @@ impl Spec {
     fn output(&self, inputs: &[Tensor]) -> Result<Tensor, String> {
         let (mode, target_shape) = self.broadcast.mode_and_target()?;
         let data_shape =
-            crate::shape_from_ints(&self.data_shape).map_err(|e| format!("data_shape: {e}"))?;
+            bcast::shape_from_ints(&self.data_shape).map_err(|e| format!("data_shape: {e}"))?;
         let [grad] = inputs else {
             return Err(format!("expected one input, got {}", inputs.len()));
         };
-        crate::reduce_to_input_tensor(grad, &data_shape, &target_shape, &mode)
+        bcast::reduce_to_input_tensor(grad, &data_shape, &target_shape, &mode)
             .map_err(|e| e.to_string())
     }
 }

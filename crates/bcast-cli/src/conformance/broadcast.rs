@@ -2,9 +2,9 @@
 
 use super::fields;
 use super::{Case, Expectation, Ran};
-use crate::kernel::Parallelism;
-use crate::mode::Mode;
-use crate::tensor::Tensor;
+use bcast::Mode;
+use bcast::Parallelism;
+use bcast::Tensor;
 
 /// The mode of a case, with its arguments exactly as the file gives them: whether a value is
 /// acceptable (a negative axis, say) is the op's call at run time, not the parser's.
@@ -132,8 +132,7 @@ impl Spec {
         let [data] = inputs else {
             return Err(format!("expected one input, got {}", inputs.len()));
         };
-        let plan =
-            crate::planners::plan(data.shape(), &target_shape, &mode).map_err(|e| e.to_string())?;
+        let plan = bcast::plan(data.shape(), &target_shape, &mode).map_err(|e| e.to_string())?;
         let out = data
             .run_plan(&plan, Parallelism::Auto)
             .map_err(|e| e.to_string())?;
@@ -147,7 +146,7 @@ impl Spec {
             ModeArgs::Numpy => Mode::Numpy,
             ModeArgs::Bidirectional => Mode::Bidirectional,
             ModeArgs::Explicit { axes_mapping } => Mode::Explicit {
-                axes_mapping: crate::axes_from_ints(axes_mapping)
+                axes_mapping: bcast::axes_from_ints(axes_mapping)
                     .map_err(|e| format!("axes_mapping: {e}"))?,
             },
             ModeArgs::Pdpd { axis } => Mode::Pdpd {
@@ -156,14 +155,14 @@ impl Spec {
                 axis: i64::try_from(*axis).unwrap_or(if *axis < 0 { i64::MIN } else { i64::MAX }),
             },
             ModeArgs::Axes { broadcast_axes } => Mode::Axes {
-                broadcast_axes: crate::axes_from_ints(broadcast_axes)
+                broadcast_axes: bcast::axes_from_ints(broadcast_axes)
                     .map_err(|e| format!("broadcast_axes: {e}"))?,
             },
         };
         // `parse` gives every mode but multi a target shape.
         let target = self.target_shape.as_deref().ok_or("no target_shape")?;
         let target_shape =
-            crate::shape_from_ints(target).map_err(|e| format!("target_shape: {e}"))?;
+            bcast::shape_from_ints(target).map_err(|e| format!("target_shape: {e}"))?;
         Ok((mode, target_shape))
     }
 }
@@ -171,7 +170,7 @@ impl Spec {
 /// N-ary broadcast: each input to the common shape, each keeping its own element type.
 fn multi(inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
     let shapes: Vec<&[usize]> = inputs.iter().map(Tensor::shape).collect();
-    let plans = crate::planners::plan_multi(&shapes).map_err(|e| e.to_string())?;
+    let plans = bcast::planners::plan_multi(&shapes).map_err(|e| e.to_string())?;
     plans
         .iter()
         .zip(inputs)

@@ -1,14 +1,14 @@
 //! `bcast bench`: the kernel against the fill and memcpy bounds of this machine.
 //!
-//! The cases and the measuring live in the library (`bcast::bench`) so the criterion benches
+//! The cases and the measuring live in the library (`bcast_cli::bench`) so the criterion benches
 //! run the same table; this file only parses arguments and prints.
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use bcast::bench::{self, Case, Measurement, ReduceCase, ReduceMeasurement};
 use bcast::Parallelism;
+use bcast_cli::bench::{self, Case, Measurement, ReduceCase, ReduceMeasurement};
 
 use super::{CliError, CliResult};
 

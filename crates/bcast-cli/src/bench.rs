@@ -25,12 +25,13 @@ use std::time::{Duration, Instant};
 use half::f16;
 use ndarray::{ArrayD, IxDyn};
 
-use crate::element::{DType, Element};
-use crate::error::BroadcastError;
-use crate::kernel::{for_each_chunk, Parallelism, STRING_COST_BYTES};
-use crate::mode::Mode;
-use crate::plan::StridePlan;
-use crate::tensor::Tensor;
+use bcast::exec::{for_each_chunk, STRING_COST_BYTES};
+use bcast::BroadcastError;
+use bcast::Mode;
+use bcast::Parallelism;
+use bcast::StridePlan;
+use bcast::Tensor;
+use bcast::{DType, Element};
 
 /// One benchmark case: data shape, target, element type and mode.
 #[derive(Debug, Clone, Copy)]
@@ -150,7 +151,7 @@ impl Case {
     /// # Errors
     /// Whatever the planner says about the case's shapes.
     pub fn plan(&self) -> Result<StridePlan, BroadcastError> {
-        crate::planners::plan(self.data_shape, self.target, &(self.mode)())
+        bcast::plan(self.data_shape, self.target, &(self.mode)())
     }
 
     /// The case's input: non-zero values that differ along every axis (strings are 8-byte
@@ -159,7 +160,7 @@ impl Case {
     /// # Errors
     /// [`BroadcastError::ShapeOverflow`] for a data shape too large to allocate.
     pub fn input(&self) -> Result<Tensor, BroadcastError> {
-        let n = crate::shape::checked_len(self.data_shape)?;
+        let n = bcast::checked_len(self.data_shape)?;
         let shape = IxDyn(self.data_shape);
         let small = |i: usize| (i % 251 + 1) as u8;
         macro_rules! array {
@@ -375,9 +376,9 @@ fn measure_plain<T: Element + bytemuck::Pod>(
         .map(|i| src.get(i % src.len().max(1)).copied().unwrap_or(value))
         .collect();
     // The reused output, written once so its pages are mapped.
-    let mut out = crate::api::run_plan(plan, input.view(), par)?;
+    let mut out = bcast::run_plan(plan, input.view(), par)?;
     let mut kernel =
-        || crate::api::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par);
+        || bcast::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par);
     kernel()?;
     let one = seconds_per_call(1, &mut kernel)?;
     let (batch, rounds) = schedule(one, budget, 4);
@@ -385,7 +386,7 @@ fn measure_plain<T: Element + bytemuck::Pod>(
     let (mut k, mut f, mut s) = (vec![], vec![], vec![]);
     for _ in 0..rounds {
         k.push(seconds_per_call(batch, || {
-            crate::api::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par)
+            bcast::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par)
         })?);
         let buf = out.as_slice_mut().expect("fresh arrays are row-major");
         f.push(seconds_per_call(batch, || fill(buf, value, par))?);
@@ -397,7 +398,7 @@ fn measure_plain<T: Element + bytemuck::Pod>(
     })?;
     drop(copy_src);
     let alloc = time_alloc(batch, rounds, || {
-        crate::api::broadcast_with(input.view(), target, &mode, par)
+        bcast::broadcast_with(input.view(), target, &mode, par)
     })?;
     let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, T::zeroed))?;
     Ok(Medians {
@@ -425,9 +426,9 @@ fn measure_strings(
     let copy_src: Vec<String> = (0..plan.len())
         .map(|i| src.get(i % src.len().max(1)).cloned().unwrap_or_default())
         .collect();
-    let mut out = crate::api::run_plan(plan, input.view(), par)?;
+    let mut out = bcast::run_plan(plan, input.view(), par)?;
     let mut kernel =
-        || crate::api::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par);
+        || bcast::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par);
     kernel()?;
     let one = seconds_per_call(1, &mut kernel)?;
     let (batch, rounds) = schedule(one, budget, 3);
@@ -435,7 +436,7 @@ fn measure_strings(
     let (mut k, mut f) = (vec![], vec![]);
     for _ in 0..rounds {
         k.push(seconds_per_call(batch, || {
-            crate::api::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par)
+            bcast::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par)
         })?);
         let buf = out.as_slice_mut().expect("fresh arrays are row-major");
         f.push(seconds_per_call(batch, || {
@@ -454,7 +455,7 @@ fn measure_strings(
     })?;
     drop(copy_src);
     let alloc = time_alloc(batch, rounds, || {
-        crate::api::broadcast_with(input.view(), target, &mode, par)
+        bcast::broadcast_with(input.view(), target, &mode, par)
     })?;
     let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, String::new))?;
     Ok(Medians {
@@ -500,10 +501,10 @@ fn fresh_pages<T: Send>(
     out.try_reserve_exact(plan.len())
         .map_err(|_| BroadcastError::Allocation {
             bytes: plan.len().saturating_mul(std::mem::size_of::<T>()),
-            shape: crate::error::Dims(plan.output_shape().to_vec()),
+            shape: bcast::Dims(plan.output_shape().to_vec()),
         })?;
     let spare = &mut out.spare_capacity_mut()[..plan.len()];
-    crate::kernel::advise_huge_pages(spare);
+    bcast::exec::advise_huge_pages(spare);
     let elem_bytes = std::mem::size_of::<T>().max(1);
     let step = (4096 / elem_bytes).max(1);
     for_each_chunk(spare, elem_bytes, par, |_, chunk| {
@@ -596,7 +597,7 @@ pub fn reduce_cases() -> Vec<ReduceCase> {
         .collect()
 }
 
-/// A broadcast case run in reverse by [`crate::reduce_with_plan`].
+/// A broadcast case run in reverse by [`bcast::reduce_with_plan`].
 #[derive(Debug, Clone)]
 pub struct ReduceCase {
     /// `reduce_<broadcast case name>`.
@@ -697,14 +698,14 @@ pub fn measure_reduce(
 }
 
 /// Medians of (reduce, read bound) seconds per call.
-fn time_reduce<T: crate::Summable + bytemuck::Pod + Sync>(
+fn time_reduce<T: bcast::Summable + bytemuck::Pod + Sync>(
     plan: &StridePlan,
     grad: &ArrayD<T>,
     par: Parallelism<'_>,
     budget: Duration,
 ) -> Result<(f64, f64), BroadcastError> {
     let buf = grad.as_slice().expect("fresh arrays are row-major");
-    let mut reduce = || crate::reduce_with_plan(plan, grad.view(), par).map(drop);
+    let mut reduce = || bcast::reduce_with_plan(plan, grad.view(), par).map(drop);
     reduce()?;
     let one = seconds_per_call(1, &mut reduce)?;
     let (batch, rounds) = schedule(one, budget, 2);

@@ -12,8 +12,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::compare;
-use crate::ir::Model;
-use crate::tensor::Tensor;
+use bcast::ir::Model;
+use bcast::Tensor;
 
 /// Whether `dir` is an IR model case.
 pub(crate) fn is_ir_case(dir: &Path) -> bool {
@@ -58,11 +58,11 @@ pub(crate) fn judge(dir: &Path) -> Result<(), String> {
             let got: HashMap<String, Tensor> = outputs.into_iter().collect();
             for (name, path) in want {
                 let expected =
-                    crate::npy::read(&path).map_err(|e| format!("expected/{name}.npy: {e}"))?;
+                    bcast::npy::read(&path).map_err(|e| format!("expected/{name}.npy: {e}"))?;
                 let actual = got
                     .get(&name)
                     .ok_or_else(|| format!("the model has no Result named '{name}'"))?;
-                let actual = crate::ir::bf16_to_npy_bits(actual.clone());
+                let actual = bcast::ir::bf16_to_npy_bits(actual.clone());
                 compare::exact(&expected, &actual).map_err(|e| format!("{name}: {e}"))?;
             }
             Ok(())
@@ -73,9 +73,9 @@ pub(crate) fn judge(dir: &Path) -> Result<(), String> {
 fn read_inputs(model: &Model, dir: &Path) -> Result<HashMap<String, Tensor>, String> {
     let mut inputs = HashMap::new();
     for (name, path) in npy_files(&dir.join("inputs"))? {
-        let t = crate::npy::read(&path).map_err(|e| format!("inputs/{name}.npy: {e}"))?;
+        let t = bcast::npy::read(&path).map_err(|e| format!("inputs/{name}.npy: {e}"))?;
         let t = match model.inputs().iter().find(|i| i.name == name) {
-            Some(info) => crate::ir::bf16_from_npy_bits(t, info.dtype),
+            Some(info) => bcast::ir::bf16_from_npy_bits(t, info.dtype),
             None => t,
         };
         inputs.insert(name, t);

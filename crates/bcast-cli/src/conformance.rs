@@ -38,12 +38,12 @@
 //! ```no_run
 //! use std::path::PathBuf;
 //!
-//! let report = bcast::conformance::run_dirs(&[PathBuf::from("conformance")])?;
+//! let report = bcast_cli::conformance::run_dirs(&[PathBuf::from("conformance")])?;
 //! for failure in report.failures() {
 //!     println!("FAIL {}", failure);
 //! }
 //! println!("{}", report.summary());
-//! # Ok::<(), bcast::conformance::ConformanceError>(())
+//! # Ok::<(), bcast_cli::conformance::ConformanceError>(())
 //! ```
 //!
 //! # Adding an op
@@ -66,7 +66,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::tensor::Tensor;
+use bcast::Tensor;
 
 /// The file that makes a folder a case.
 pub const CASE_FILE: &str = "case.json";
@@ -276,7 +276,7 @@ fn one_line(text: &str) -> String {
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use bcast::conformance::{run_case, Verdict};
+/// use bcast_cli::conformance::{run_case, Verdict};
 /// use ndarray::array;
 ///
 /// let dir = std::env::temp_dir().join(format!("bcast-doc-case-{}", std::process::id()));
@@ -334,7 +334,7 @@ fn judge(case: &Case) -> Result<(), String> {
     let inputs = case
         .inputs
         .iter()
-        .map(|file| crate::npy::read(case.dir.join(file)).map_err(|e| format!("input {file}: {e}")))
+        .map(|file| bcast::npy::read(case.dir.join(file)).map_err(|e| format!("input {file}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     let ran = prepared.run(&inputs);
     match (&case.expect, ran) {
@@ -345,7 +345,7 @@ fn judge(case: &Case) -> Result<(), String> {
             if outputs.len() == 1 { "" } else { "s" },
             outputs
                 .iter()
-                .map(|t| crate::error::Dims(t.shape().to_vec()).to_string())
+                .map(|t| bcast::Dims(t.shape().to_vec()).to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
@@ -364,7 +364,7 @@ fn judge(case: &Case) -> Result<(), String> {
             }
             let comparison = prepared.comparison();
             for (file, actual) in files.iter().zip(&outputs) {
-                let expected = crate::npy::read(case.dir.join(file))
+                let expected = bcast::npy::read(case.dir.join(file))
                     .map_err(|e| format!("expected output {file}: {e}"))?;
                 let verdict = match comparison {
                     Comparison::Exact => compare::exact(&expected, actual),

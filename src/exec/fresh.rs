@@ -14,7 +14,7 @@ pub(crate) const HUGE_PAGE_ADVICE_BYTES: usize = 4 << 20;
 /// Asks the OS to back the 2 MiB-aligned interior of `buf`, an output about to be written
 /// for the first time, with transparent huge pages. Best effort: does nothing off Linux, for
 /// small buffers, or when the kernel declines.
-pub(crate) fn advise_huge_pages<T>(buf: &mut [MaybeUninit<T>]) {
+pub fn advise_huge_pages<T>(buf: &mut [MaybeUninit<T>]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE_PAGE: usize = 2 << 20;

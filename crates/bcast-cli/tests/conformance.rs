@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use bcast::conformance::{find_cases, run_case, run_dirs, ConformanceError, Verdict};
 use bcast::Tensor;
+use bcast_cli::conformance::{find_cases, run_case, run_dirs, ConformanceError, Verdict};
 use ndarray::{array, ArrayD, IxDyn};
 
 fn suite() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance")
 }
 
 #[test]

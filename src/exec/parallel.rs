@@ -31,9 +31,9 @@ pub(crate) const CHUNKS_PER_THREAD: usize = 4;
 /// threads share a cache line or first-touch the same page.
 const CHUNK_ALIGN_BYTES: usize = 4096;
 
-/// Test-only knobs, read on the calling thread when a broadcast starts (so parallel tests do
-/// not see each other's settings).
-#[doc(hidden)]
+/// Knobs for tests of an executor's chunking, read on the calling thread when a run starts
+/// (so parallel tests do not see each other's settings). Not for production use: they make
+/// runs slower, and `panic_in_chunk` injects a fault.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tuning {
     /// Split every non-serial run into chunks of exactly this many elements, whatever the
@@ -59,8 +59,7 @@ thread_local! {
     static TUNING: Cell<Tuning> = const { Cell::new(Tuning::DEFAULT) };
 }
 
-/// Runs `f` with `tuning` in force for broadcasts started on this thread.
-#[doc(hidden)]
+/// Runs `f` with `tuning` in force for runs started on this thread.
 pub fn with_tuning<R>(tuning: Tuning, f: impl FnOnce() -> R) -> R {
     struct Restore(Tuning);
     impl Drop for Restore {
@@ -73,7 +72,8 @@ pub fn with_tuning<R>(tuning: Tuning, f: impl FnOnce() -> R) -> R {
 }
 
 /// The number of threads `par` may use.
-pub(crate) fn threads(par: Parallelism<'_>) -> usize {
+#[must_use]
+pub fn threads(par: Parallelism<'_>) -> usize {
     match par {
         Parallelism::Serial => 1,
         Parallelism::Auto => rayon::current_num_threads(),
@@ -90,7 +90,7 @@ pub(crate) fn threads(par: Parallelism<'_>) -> usize {
 /// # Errors
 /// [`BroadcastError::WorkerPanicked`] if a worker panicked; the other chunks are still
 /// written, and `dst` holds whatever was written.
-pub(crate) fn for_each_chunk<S, F>(
+pub fn for_each_chunk<S, F>(
     dst: &mut [S],
     cost_bytes: usize,
     par: Parallelism<'_>,

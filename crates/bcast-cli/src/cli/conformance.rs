@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bcast::conformance;
+use bcast_cli::conformance;
 
 use super::{CliError, CliResult};
 
@@ -53,7 +53,9 @@ fn default_suite() -> Result<PathBuf, CliError> {
     if here.is_dir() {
         return Ok(here);
     }
-    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE);
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(SUITE);
     if built_from.is_dir() {
         return Ok(built_from);
     }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/npy")
+        .join("../../tests/data/npy")
         .join(name)
 }
 

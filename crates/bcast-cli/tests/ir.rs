@@ -12,7 +12,7 @@ use bcast::{DType, Tensor};
 
 fn conformance(dir: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("conformance")
+        .join("../../conformance")
         .join(dir)
 }
 

@@ -6,8 +6,8 @@ use std::fmt::Debug;
 use half::{bf16, f16};
 use ndarray::{ArrayD, Dimension};
 
-use crate::error::Dims;
-use crate::tensor::Tensor;
+use bcast::Dims;
+use bcast::Tensor;
 
 /// `Ok` when `actual` has the dtype, shape and elements of `expected`: numbers by their bits
 /// (a NaN equals a NaN with the same payload, `-0.0 != 0.0`), strings by value.

@@ -1,0 +1,116 @@
+//! `bcast bench` as a user runs it: one JSON object per case with the documented keys, and
+//! one `error:` line with exit code 2 for bad arguments.
+use std::process::Command;
+
+fn bcast(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_bcast"))
+        .args(args)
+        .output()
+        .expect("the bcast binary runs")
+}
+
+#[test]
+fn json_has_one_object_per_case_with_every_key() {
+    let out = bcast(&[
+        "bench",
+        "--json",
+        "--case",
+        "tiny_f32",
+        "--threads",
+        "2",
+        "--budget-ms",
+        "20",
+    ]);
+    assert!(out.status.success(), "{:?}", out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    for key in [
+        "case",
+        "bytes",
+        "threads",
+        "kernel_gbps",
+        "fill_gbps",
+        "memcpy_gbps",
+        "alloc_gbps",
+        "fresh_gbps",
+        "ratio_fill",
+        "ns_per_call",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {text}");
+    }
+    assert_eq!(v["case"], "tiny_f32");
+    assert_eq!(v["bytes"], 48);
+    assert_eq!(v["threads"], 2);
+    assert!(v["ns_per_call"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn reduce_cases_report_their_ratio_to_the_read_bound() {
+    let out = bcast(&[
+        "bench",
+        "--json",
+        "--case",
+        "reduce_pixel_u8",
+        "--budget-ms",
+        "5",
+    ]);
+    assert!(out.status.success(), "{:?}", out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    for key in [
+        "case",
+        "bytes",
+        "threads",
+        "reduce_gbps",
+        "read_gbps",
+        "ratio_read",
+        "ns_per_call",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {text}");
+    }
+    assert_eq!(v["case"], "reduce_pixel_u8");
+    assert_eq!(v["bytes"], 2048 * 2048 * 3);
+    let ratio = v["ratio_read"].as_f64().unwrap();
+    let (reduce, read) = (
+        v["reduce_gbps"].as_f64().unwrap(),
+        v["read_gbps"].as_f64().unwrap(),
+    );
+    assert!(reduce > 0.0 && read > 0.0);
+    assert!((ratio - reduce / read).abs() < 1e-9 * ratio.max(1.0));
+}
+
+#[test]
+fn the_reduce_group_is_every_large_summable_case_reversed() {
+    let names: Vec<String> = bcast_cli::bench::reduce_cases()
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    assert!(names.contains(&"reduce_channel_bias_f32".to_string()));
+    assert!(names.contains(&"reduce_mid_f16".to_string()));
+    assert!(!names
+        .iter()
+        .any(|n| n.contains("strings") || n.contains("tiny")));
+}
+
+#[test]
+fn an_unknown_case_is_one_error_line_and_exit_2() {
+    let out = bcast(&["bench", "--case", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: unknown bench case 'nope'"), "{err}");
+    assert!(err.contains("pixel_u8"), "{err}");
+}
+
+#[test]
+fn zero_threads_is_an_error() {
+    let out = bcast(&["bench", "--threads", "0", "--case", "tiny_f32"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: --threads must be at least 1"),
+        "{err}"
+    );
+}

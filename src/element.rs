@@ -7,102 +7,16 @@
 use std::fmt;
 use std::mem::MaybeUninit;
 
-use half::{bf16, f16};
+use ndarray::ArrayD;
 
+use crate::dtype::dtype_table;
+// The io layer still names `DType` by its old path.
+pub(crate) use crate::dtype::DType;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::Parallelism;
 use crate::kernel;
 use crate::plan::StridePlan;
-
-/// The element types of bcast, named as OpenVINO names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DType {
-    /// `bool`, OpenVINO `boolean`.
-    Bool,
-    /// `i8`.
-    I8,
-    /// `i16`.
-    I16,
-    /// `i32`.
-    I32,
-    /// `i64`.
-    I64,
-    /// `u8`.
-    U8,
-    /// `u16`.
-    U16,
-    /// `u32`.
-    U32,
-    /// `u64`.
-    U64,
-    /// IEEE half, `half::f16`.
-    F16,
-    /// bfloat16, `half::bf16`.
-    BF16,
-    /// `f32`.
-    F32,
-    /// `f64`.
-    F64,
-    /// `String`.
-    String,
-}
-
-impl DType {
-    /// Every element type, in a fixed order.
-    pub const ALL: [DType; 14] = [
-        DType::Bool,
-        DType::I8,
-        DType::I16,
-        DType::I32,
-        DType::I64,
-        DType::U8,
-        DType::U16,
-        DType::U32,
-        DType::U64,
-        DType::F16,
-        DType::BF16,
-        DType::F32,
-        DType::F64,
-        DType::String,
-    ];
-
-    /// OpenVINO's element type name (`boolean`, `i8`, ..., `f16`, `bf16`, `f32`, `f64`, `string`).
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::Bool => "boolean",
-            DType::I8 => "i8",
-            DType::I16 => "i16",
-            DType::I32 => "i32",
-            DType::I64 => "i64",
-            DType::U8 => "u8",
-            DType::U16 => "u16",
-            DType::U32 => "u32",
-            DType::U64 => "u64",
-            DType::F16 => "f16",
-            DType::BF16 => "bf16",
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-            DType::String => "string",
-        }
-    }
-
-    /// Size of one element in bytes (`size_of::<String>()` for strings).
-    pub fn size(self) -> usize {
-        match self {
-            DType::Bool | DType::I8 | DType::U8 => 1,
-            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
-            DType::I32 | DType::U32 | DType::F32 => 4,
-            DType::I64 | DType::U64 | DType::F64 => 8,
-            DType::String => std::mem::size_of::<String>(),
-        }
-    }
-}
-
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use crate::tensor::Tensor;
 
 mod sealed {
     pub trait Sealed {}
@@ -134,6 +48,19 @@ pub trait Element: Clone + Send + Sync + fmt::Debug + PartialEq + 'static + seal
         dst: &mut [Self],
         par: Parallelism<'_>,
     ) -> Result<(), BroadcastError>;
+
+    /// Wraps an array of this type as a [`Tensor`].
+    fn into_tensor(array: ArrayD<Self>) -> Tensor;
+
+    /// The array inside `tensor` if it holds this type, else `tensor` back.
+    fn from_tensor(tensor: Tensor) -> Result<ArrayD<Self>, Tensor>;
+
+    /// The array inside `tensor` if it holds this type.
+    fn tensor_array(tensor: &Tensor) -> Option<&ArrayD<Self>>;
+
+    /// Whether two values are the same bits (a NaN equals a NaN with the same payload,
+    /// `-0.0` is not `0.0`); strings compare by value.
+    fn bit_eq(&self, other: &Self) -> bool;
 }
 
 fn allocation_error(plan: &StridePlan, elem_size: usize) -> BroadcastError {
@@ -158,17 +85,76 @@ unsafe fn as_lanes_mut<T, U>(dst: &mut [MaybeUninit<T>]) -> &mut [MaybeUninit<U>
 }
 
 /// Views an initialised slice as possibly-uninitialised storage.
-fn as_uninit_mut<T: Copy>(dst: &mut [T]) -> &mut [MaybeUninit<T>] {
+///
+/// # Safety
+/// Every element the caller writes through the result must be a valid `T` (writing
+/// `MaybeUninit::uninit()` would leave `dst` holding uninitialised values).
+unsafe fn as_uninit_mut<T: Copy>(dst: &mut [T]) -> &mut [MaybeUninit<T>] {
     // SAFETY: `MaybeUninit<T>` has the layout of `T`; `T: Copy` has no drop glue, so
-    // overwriting through the view cannot leak, and the executor writes only valid `T` bits.
+    // overwriting through the view cannot leak; validity of what is written is the caller's
+    // contract.
     unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast(), dst.len()) }
 }
 
-macro_rules! plain_element {
-    ($t:ty, $lane:ty, $dtype:expr, $src_cast:expr) => {
+/// The conversions every element type has, from its table row.
+macro_rules! tensor_conversions {
+    ($v:ident) => {
+        fn into_tensor(array: ArrayD<Self>) -> Tensor {
+            Tensor::$v(array)
+        }
+
+        fn from_tensor(tensor: Tensor) -> Result<ArrayD<Self>, Tensor> {
+            match tensor {
+                Tensor::$v(a) => Ok(a),
+                other => Err(other),
+            }
+        }
+
+        fn tensor_array(tensor: &Tensor) -> Option<&ArrayD<Self>> {
+            match tensor {
+                Tensor::$v(a) => Some(a),
+                _ => None,
+            }
+        }
+    };
+}
+
+/// One table row's `Element` impl: plain data runs as lanes of its size; `clone` rows
+/// (types that own memory) run through the clone path.
+macro_rules! element_impl {
+    ($v:ident, $t:ty, clone) => {
         impl sealed::Sealed for $t {}
         impl Element for $t {
-            const DTYPE: DType = $dtype;
+            const DTYPE: DType = DType::$v;
+
+            fn run_plan(
+                plan: &StridePlan,
+                src: &[Self],
+                par: Parallelism<'_>,
+            ) -> Result<Vec<Self>, BroadcastError> {
+                run_plan_strings(plan, src, par)
+            }
+
+            fn run_plan_into(
+                plan: &StridePlan,
+                src: &[Self],
+                dst: &mut [Self],
+                par: Parallelism<'_>,
+            ) -> Result<(), BroadcastError> {
+                kernel::execute_clone(plan, src, dst, par)
+            }
+
+            tensor_conversions!($v);
+
+            fn bit_eq(&self, other: &Self) -> bool {
+                self == other
+            }
+        }
+    };
+    ($v:ident, $t:ty, $lane:ty) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DType = DType::$v;
 
             fn run_plan(
                 plan: &StridePlan,
@@ -178,7 +164,7 @@ macro_rules! plain_element {
                 let mut out: Vec<Self> = Vec::new();
                 out.try_reserve_exact(plan.len())
                     .map_err(|_| allocation_error(plan, std::mem::size_of::<Self>()))?;
-                let lanes: &[$lane] = $src_cast(src);
+                let lanes: &[$lane] = bytemuck::cast_slice::<$t, $lane>(src);
                 let spare = &mut out.spare_capacity_mut()[..plan.len()];
                 crate::exec::advise_huge_pages(spare);
                 // SAFETY: $t and $lane have the same size and alignment (asserted below at
@@ -197,10 +183,17 @@ macro_rules! plain_element {
                 dst: &mut [Self],
                 par: Parallelism<'_>,
             ) -> Result<(), BroadcastError> {
-                let lanes: &[$lane] = $src_cast(src);
-                // SAFETY: as in `run_plan`.
+                let lanes: &[$lane] = bytemuck::cast_slice::<$t, $lane>(src);
+                // SAFETY: as in `run_plan`; the executor writes only lanes copied from
+                // `src`, which are valid $t bits, so `dst` stays initialised.
                 let dst = unsafe { as_lanes_mut::<Self, $lane>(as_uninit_mut(dst)) };
                 kernel::execute(plan, lanes, dst, par)
+            }
+
+            tensor_conversions!($v);
+
+            fn bit_eq(&self, other: &Self) -> bool {
+                bytemuck::cast::<$t, $lane>(*self) == bytemuck::cast::<$t, $lane>(*other)
             }
         }
         const _: () = assert!(
@@ -210,44 +203,47 @@ macro_rules! plain_element {
     };
 }
 
-plain_element!(bool, u8, DType::Bool, bytemuck::cast_slice::<bool, u8>);
-plain_element!(i8, u8, DType::I8, bytemuck::cast_slice::<i8, u8>);
-plain_element!(u8, u8, DType::U8, bytemuck::cast_slice::<u8, u8>);
-plain_element!(i16, u16, DType::I16, bytemuck::cast_slice::<i16, u16>);
-plain_element!(u16, u16, DType::U16, bytemuck::cast_slice::<u16, u16>);
-plain_element!(f16, u16, DType::F16, bytemuck::cast_slice::<f16, u16>);
-plain_element!(bf16, u16, DType::BF16, bytemuck::cast_slice::<bf16, u16>);
-plain_element!(i32, u32, DType::I32, bytemuck::cast_slice::<i32, u32>);
-plain_element!(u32, u32, DType::U32, bytemuck::cast_slice::<u32, u32>);
-plain_element!(f32, u32, DType::F32, bytemuck::cast_slice::<f32, u32>);
-plain_element!(i64, u64, DType::I64, bytemuck::cast_slice::<i64, u64>);
-plain_element!(u64, u64, DType::U64, bytemuck::cast_slice::<u64, u64>);
-plain_element!(f64, u64, DType::F64, bytemuck::cast_slice::<f64, u64>);
+macro_rules! define_elements {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(element_impl!($v, $t, $lane);)*
+    };
+}
+dtype_table!(define_elements!);
 
-impl sealed::Sealed for String {}
-impl Element for String {
-    const DTYPE: DType = DType::String;
-
-    fn run_plan(
-        plan: &StridePlan,
-        src: &[Self],
-        par: Parallelism<'_>,
-    ) -> Result<Vec<Self>, BroadcastError> {
-        let mut out: Vec<String> = Vec::new();
-        out.try_reserve_exact(plan.len())
-            .map_err(|_| allocation_error(plan, std::mem::size_of::<Self>()))?;
-        // Empty strings do not allocate; the executor then clones into each slot.
-        out.resize(plan.len(), String::new());
-        kernel::execute_clone(plan, src, &mut out, par)?;
-        Ok(out)
+/// The clone path's allocating run (strings).
+///
+/// A string's text lives in its own allocation, so the size of the output is not
+/// `len * size_of::<String>()`: every source string is cloned `len / source_len` times
+/// (a broadcast repeats each source element equally often). That total, text included, is
+/// computed first and must be allocatable (one fallible reservation of that many bytes,
+/// released at once) before any string is cloned, so a broadcast too large for memory is an
+/// [`BroadcastError::Allocation`] error instead of an abort in the middle of the clones.
+fn run_plan_strings(
+    plan: &StridePlan,
+    src: &[String],
+    par: Parallelism<'_>,
+) -> Result<Vec<String>, BroadcastError> {
+    let too_big = || allocation_error(plan, usize::MAX);
+    let copies = plan.len().checked_div(plan.source_len()).unwrap_or(0);
+    let text: usize = src
+        .iter()
+        .try_fold(0usize, |acc, s| acc.checked_add(s.len()))
+        .ok_or_else(too_big)?;
+    let text_bytes = text.checked_mul(copies).ok_or_else(too_big)?;
+    if text_bytes > 0 {
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(text_bytes)
+            .map_err(|_| BroadcastError::Allocation {
+                bytes: text_bytes,
+                shape: Dims(plan.output_shape().to_vec()),
+            })?;
     }
-
-    fn run_plan_into(
-        plan: &StridePlan,
-        src: &[Self],
-        dst: &mut [Self],
-        par: Parallelism<'_>,
-    ) -> Result<(), BroadcastError> {
-        kernel::execute_clone(plan, src, dst, par)
-    }
+    let mut out: Vec<String> = Vec::new();
+    out.try_reserve_exact(plan.len())
+        .map_err(|_| allocation_error(plan, std::mem::size_of::<String>()))?;
+    // Empty strings do not allocate; the executor then clones into each slot.
+    out.resize(plan.len(), String::new());
+    kernel::execute_clone(plan, src, &mut out, par)?;
+    Ok(out)
 }

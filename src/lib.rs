@@ -27,6 +27,7 @@
 
 mod api;
 mod auto_broadcast;
+mod dtype;
 mod element;
 mod error;
 pub mod exec;
@@ -48,7 +49,8 @@ pub use api::{
     run_plan, run_plan_into,
 };
 pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
-pub use element::{DType, Element};
+pub use dtype::{DType, DTypeKind, ParseDTypeError};
+pub use element::Element;
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;
 pub use mode::{Mode, ParseModeError, Rule};

@@ -20,6 +20,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
+use crate::dtype::{dtype_table, numeric_dispatch};
 use crate::error::{BroadcastError, Dims};
 use crate::exec::Parallelism;
 use crate::mode::Mode;
@@ -37,85 +38,31 @@ mod sealed {
 /// `f64` (not `bool`, not `String`). Sealed.
 pub trait Summable: sum::Sum + sealed::Sealed {}
 
-macro_rules! summable {
-    ($($t:ty),*) => {$(
+/// One table row's `Summable` impl: every integer and float kind.
+macro_rules! summable_impl {
+    ($t:ty, Bool) => {};
+    ($t:ty, Text) => {};
+    ($t:ty, $kind:ident) => {
         impl sealed::Sealed for $t {}
         impl Summable for $t {}
-    )*};
+    };
 }
-summable!(
-    i8,
-    i16,
-    i32,
-    i64,
-    u8,
-    u16,
-    u32,
-    u64,
-    half::f16,
-    half::bf16,
-    f32,
-    f64
-);
+
+macro_rules! define_summable {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(summable_impl!($t, $kind);)*
+    };
+}
+dtype_table!(define_summable!);
 
 /// Runs `$body` with `$g` bound to the array of a summable tensor and `$wrap` to its
-/// constructor; `bool` and `string` tensors return [`BroadcastError::UnsupportedType`].
+/// constructor; other tensors return [`BroadcastError::UnsupportedType`].
 macro_rules! summable_dispatch {
     ($t:expr, $g:ident, $wrap:ident => $body:expr) => {
-        match $t {
-            Tensor::Bool(_) | Tensor::String(_) => Err(BroadcastError::UnsupportedType {
-                op: "reduce",
-                dtype: $t.dtype().name(),
-            }),
-            Tensor::I8($g) => {
-                use Tensor::I8 as $wrap;
-                $body
-            }
-            Tensor::I16($g) => {
-                use Tensor::I16 as $wrap;
-                $body
-            }
-            Tensor::I32($g) => {
-                use Tensor::I32 as $wrap;
-                $body
-            }
-            Tensor::I64($g) => {
-                use Tensor::I64 as $wrap;
-                $body
-            }
-            Tensor::U8($g) => {
-                use Tensor::U8 as $wrap;
-                $body
-            }
-            Tensor::U16($g) => {
-                use Tensor::U16 as $wrap;
-                $body
-            }
-            Tensor::U32($g) => {
-                use Tensor::U32 as $wrap;
-                $body
-            }
-            Tensor::U64($g) => {
-                use Tensor::U64 as $wrap;
-                $body
-            }
-            Tensor::F16($g) => {
-                use Tensor::F16 as $wrap;
-                $body
-            }
-            Tensor::BF16($g) => {
-                use Tensor::BF16 as $wrap;
-                $body
-            }
-            Tensor::F32($g) => {
-                use Tensor::F32 as $wrap;
-                $body
-            }
-            Tensor::F64($g) => {
-                use Tensor::F64 as $wrap;
-                $body
-            }
-        }
+        numeric_dispatch!($t, $g, $wrap => $body, _ => Err(BroadcastError::UnsupportedType {
+            op: "reduce",
+            dtype: $t.dtype().name(),
+        }))
     };
 }
 

@@ -32,10 +32,12 @@ pub mod bench;
 pub mod conformance;
 mod element;
 mod error;
+mod infer;
 pub mod ir;
 pub mod kernel;
 mod mode;
 pub mod npy;
+mod partial_shape;
 mod plan;
 pub mod planners;
 mod reduce;
@@ -50,8 +52,10 @@ pub use api::{
 pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
 pub use element::{DType, Element};
 pub use error::{BroadcastError, Dims};
+pub use infer::{infer_eltwise_shape, infer_shape};
 pub use kernel::Parallelism;
 pub use mode::{Mode, ParseModeError, Rule};
+pub use partial_shape::{Dim, ParseShapeError, ParseShapeErrorKind, PartialShape, TargetShape};
 pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};
 pub use reduce::{

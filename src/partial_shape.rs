@@ -50,7 +50,7 @@ impl Dim {
     /// The interval `lo..=hi`, or `None` if it is empty (`lo > hi`).
     pub const fn interval(lo: usize, hi: usize) -> Option<Dim> {
         if lo <= hi {
-            Some(Dim { lo, hi: Some(hi) })
+            Some(Dim::canonical(lo, Some(hi)))
         } else {
             None
         }
@@ -58,15 +58,22 @@ impl Dim {
 
     /// Any value from `lo` up (`lo..`).
     pub const fn at_least(lo: usize) -> Dim {
-        Dim { lo, hi: None }
+        Dim::canonical(lo, None)
+    }
+
+    /// One form per set of values: an upper bound of `usize::MAX` is no bound, except for
+    /// the known dimension `usize::MAX` itself.
+    const fn canonical(lo: usize, hi: Option<usize>) -> Dim {
+        match hi {
+            Some(usize::MAX) | None if lo == usize::MAX => Dim::known(usize::MAX),
+            Some(usize::MAX) => Dim { lo, hi: None },
+            _ => Dim { lo, hi },
+        }
     }
 
     /// Any value up to `hi` (`..hi`).
     pub const fn at_most(hi: usize) -> Dim {
-        Dim {
-            lo: 0,
-            hi: Some(hi),
-        }
+        Dim::canonical(0, Some(hi))
     }
 
     /// The smallest value the dimension may take.
@@ -117,19 +124,19 @@ impl Dim {
         };
         match hi {
             Some(hi) if hi < lo => None,
-            _ => Some(Dim { lo, hi }),
+            _ => Some(Dim::canonical(lo, hi)),
         }
     }
 
     /// The smallest interval holding every value of both dimensions.
     pub fn hull(self, other: Dim) -> Dim {
-        Dim {
-            lo: self.lo.min(other.lo),
-            hi: match (self.hi, other.hi) {
+        Dim::canonical(
+            self.lo.min(other.lo),
+            match (self.hi, other.hi) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 _ => None,
             },
-        }
+        )
     }
 
     /// Whether the two dimensions may take a common value.
@@ -600,6 +607,19 @@ mod tests {
         assert_eq!(Dim::ANY.intersect(a), Some(a));
         assert!(!a.compatible(Dim::at_least(5)));
         assert!(Dim::at_least(5).contains(usize::MAX));
+    }
+
+    #[test]
+    fn one_form_per_set_of_values() {
+        let max = usize::MAX;
+        assert_eq!(Dim::interval(5, max), Some(Dim::at_least(5)));
+        assert_eq!(Dim::at_least(max), Dim::known(max));
+        assert_eq!(Dim::known(max).hull(Dim::known(0)), Dim::ANY);
+        assert_eq!(Dim::known(max).intersect(Dim::ANY), Some(Dim::known(max)));
+        assert_eq!(
+            format!("5..{max}").parse::<Dim>().unwrap(),
+            Dim::at_least(5)
+        );
     }
 
     #[test]

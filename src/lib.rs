@@ -31,12 +31,14 @@ mod dtype;
 mod element;
 mod error;
 pub mod exec;
+mod infer;
 #[cfg(feature = "io")]
 pub mod ir;
 mod kernel;
 mod mode;
 #[cfg(feature = "io")]
 pub mod npy;
+mod partial_shape;
 mod plan;
 pub mod planners;
 mod reduce;
@@ -53,7 +55,9 @@ pub use dtype::{DType, DTypeKind, ParseDTypeError};
 pub use element::Element;
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;
+pub use infer::{infer_eltwise_shape, infer_shape};
 pub use mode::{Mode, ParseModeError, Rule};
+pub use partial_shape::{Dim, ParseShapeError, ParseShapeErrorKind, PartialShape, TargetShape};
 pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};
 pub use reduce::{

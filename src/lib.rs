@@ -56,7 +56,7 @@ pub use element::Element;
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;
 pub use infer::{infer_eltwise_shape, infer_shape};
-pub use mode::{Mode, ParseModeError, Rule};
+pub use mode::{Mode, ParseModeError, Rule, MODE_NAMES};
 pub use partial_shape::{Dim, ParseShapeError, ParseShapeErrorKind, PartialShape, TargetShape};
 pub use plan::StridePlan;
 pub use planners::{broadcast_shapes, plan};

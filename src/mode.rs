@@ -83,7 +83,35 @@ pub enum Rule {
     EltwisePdpd,
 }
 
+/// The one table of Broadcast mode names. Every parser of a mode name reads it: the
+/// library's [`Mode::from_str`] (and through it the command line), the conformance runner
+/// and the IR reader. `none` is OpenVINO IR's name for explicit; `multi` (N-ary) names no
+/// [`Mode`] and is for readers of case files.
+pub const MODE_NAMES: &[(&str, Rule)] = &[
+    ("numpy", Rule::Numpy),
+    ("bidirectional", Rule::Bidirectional),
+    ("explicit", Rule::Explicit),
+    ("none", Rule::Explicit),
+    ("pdpd", Rule::Pdpd),
+    ("axes", Rule::Axes),
+    ("multi", Rule::Multi),
+];
+
 impl Rule {
+    /// The Broadcast rule a mode name means ([`MODE_NAMES`], case-insensitive).
+    ///
+    /// ```
+    /// use bcast::Rule;
+    /// assert_eq!(Rule::from_mode_name("NONE"), Some(Rule::Explicit));
+    /// assert_eq!(Rule::from_mode_name("max"), None);
+    /// ```
+    pub fn from_mode_name(name: &str) -> Option<Rule> {
+        MODE_NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|&(_, rule)| rule)
+    }
+
     /// The name the error messages print.
     pub fn name(self) -> &'static str {
         match self {
@@ -139,14 +167,14 @@ impl FromStr for Mode {
     /// assert!("max".parse::<Mode>().is_err());
     /// ```
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "numpy" => Ok(Mode::Numpy),
-            "bidirectional" => Ok(Mode::Bidirectional),
-            "explicit" | "none" => Ok(Mode::Explicit {
+        match Rule::from_mode_name(s) {
+            Some(Rule::Numpy) => Ok(Mode::Numpy),
+            Some(Rule::Bidirectional) => Ok(Mode::Bidirectional),
+            Some(Rule::Explicit) => Ok(Mode::Explicit {
                 axes_mapping: Vec::new(),
             }),
-            "pdpd" => Ok(Mode::Pdpd { axis: -1 }),
-            "axes" => Ok(Mode::Axes {
+            Some(Rule::Pdpd) => Ok(Mode::Pdpd { axis: -1 }),
+            Some(Rule::Axes) => Ok(Mode::Axes {
                 broadcast_axes: Vec::new(),
             }),
             _ => Err(ParseModeError(s.to_string())),

@@ -1,32 +1,26 @@
 use crate::error::{BroadcastError, Dims};
 use crate::mode::Rule;
 use crate::plan::{AxisList, StridePlan};
-use crate::planners::dims;
+use crate::planners::{by_value, dims};
 
-/// nGraph v0 broadcast with `broadcast_axes`.
-///
-/// **Rule.** `broadcast_axes` lists the output axes that are new (the complement of explicit
-/// mode's `axes_mapping`). The axes are unique (in any order: nGraph's `AxisSet` is a set) and
-/// `< rank(target)`. The target with those axes removed must equal the data shape exactly: no
-/// 1 -> N stretching. The output shape is the target shape.
-///
-/// # Errors
-/// [`BroadcastError::DuplicateAxis`], [`BroadcastError::AxisOutOfRange`],
-/// [`BroadcastError::AxesShapeMismatch`], [`BroadcastError::ShapeOverflow`].
-///
-/// ```
-/// // nGraph's examples: [a,b,c] to Shape{2,3} with AxisSet{0}, to Shape{3,2} with AxisSet{1}.
-/// assert_eq!(bcast::planners::plan_axes(&[3], &[2, 3], &[0]).unwrap().axis_strides(), &[0, 1]);
-/// assert_eq!(bcast::planners::plan_axes(&[3], &[3, 2], &[1]).unwrap().axis_strides(), &[1, 0]);
-/// ```
-pub fn plan_axes(
-    data_shape: &[usize],
-    target_shape: &[usize],
-    broadcast_axes: &[usize],
-) -> Result<StridePlan, BroadcastError> {
-    let mut plan = StridePlan::empty();
-    plan_axes_into(data_shape, target_shape, broadcast_axes, &mut plan)?;
-    Ok(plan)
+by_value! {
+    /// nGraph v0 broadcast with `broadcast_axes`.
+    ///
+    /// **Rule.** `broadcast_axes` lists the output axes that are new (the complement of explicit
+    /// mode's `axes_mapping`). The axes are unique (in any order: nGraph's `AxisSet` is a set) and
+    /// `< rank(target)`. The target with those axes removed must equal the data shape exactly: no
+    /// 1 -> N stretching. The output shape is the target shape.
+    ///
+    /// # Errors
+    /// [`BroadcastError::DuplicateAxis`], [`BroadcastError::AxisOutOfRange`],
+    /// [`BroadcastError::AxesShapeMismatch`], [`BroadcastError::ShapeOverflow`].
+    ///
+    /// ```
+    /// // nGraph's examples: [a,b,c] to Shape{2,3} with AxisSet{0}, to Shape{3,2} with AxisSet{1}.
+    /// assert_eq!(bcast::planners::plan_axes(&[3], &[2, 3], &[0]).unwrap().axis_strides(), &[0, 1]);
+    /// assert_eq!(bcast::planners::plan_axes(&[3], &[3, 2], &[1]).unwrap().axis_strides(), &[1, 0]);
+    /// ```
+    pub fn plan_axes(data_shape: &[usize], target_shape: &[usize], broadcast_axes: &[usize]) => plan_axes_into;
 }
 
 /// [`plan_axes`] into `plan`, in place (see [`StridePlan::empty`]).

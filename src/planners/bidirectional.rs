@@ -1,31 +1,26 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::{AxisList, StridePlan};
-use crate::planners::dims;
+use crate::planners::{by_value, dims};
 
-/// Bidirectional broadcast: OpenVINO v3 `bidirectional` mode, ONNX `Expand`.
-///
-/// **Rule.** Both shapes are left-padded with 1s to the larger rank. Per axis the two
-/// dimensions are equal, or one of them is 1 and the output takes the other one. A 1 against
-/// a 0 gives 0, never `max(1, 0)`: numpy's rule. So the output rank may exceed
-/// `len(target)`, and a 1 in the target keeps the data's dimension.
-///
-/// # Errors
-/// [`BroadcastError::Incompatible`] (left is the data, right the target),
-/// [`BroadcastError::ShapeOverflow`].
-///
-/// ```
-/// // Broadcast-3 IR example 4: data [16,1,1] with target [1,1,50,50].
-/// let plan = bcast::planners::plan_bidirectional(&[16, 1, 1], &[1, 1, 50, 50]).unwrap();
-/// assert_eq!(plan.output_shape(), &[1, 16, 50, 50]);
-/// ```
-pub fn plan_bidirectional(
-    data_shape: &[usize],
-    target_shape: &[usize],
-) -> Result<StridePlan, BroadcastError> {
-    let mut plan = StridePlan::empty();
-    plan_bidirectional_into(data_shape, target_shape, &mut plan)?;
-    Ok(plan)
+by_value! {
+    /// Bidirectional broadcast: OpenVINO v3 `bidirectional` mode, ONNX `Expand`.
+    ///
+    /// **Rule.** Both shapes are left-padded with 1s to the larger rank. Per axis the two
+    /// dimensions are equal, or one of them is 1 and the output takes the other one. A 1 against
+    /// a 0 gives 0, never `max(1, 0)`: numpy's rule. So the output rank may exceed
+    /// `len(target)`, and a 1 in the target keeps the data's dimension.
+    ///
+    /// # Errors
+    /// [`BroadcastError::Incompatible`] (left is the data, right the target),
+    /// [`BroadcastError::ShapeOverflow`].
+    ///
+    /// ```
+    /// // Broadcast-3 IR example 4: data [16,1,1] with target [1,1,50,50].
+    /// let plan = bcast::planners::plan_bidirectional(&[16, 1, 1], &[1, 1, 50, 50]).unwrap();
+    /// assert_eq!(plan.output_shape(), &[1, 16, 50, 50]);
+    /// ```
+    pub fn plan_bidirectional(data_shape: &[usize], target_shape: &[usize]) => plan_bidirectional_into;
 }
 
 /// [`plan_bidirectional`] into `plan`, in place (see [`StridePlan::empty`]).

@@ -1,37 +1,31 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::StridePlan;
-use crate::planners::dims;
+use crate::planners::{by_value, dims, place_axis};
 
-/// Explicit broadcast: OpenVINO `explicit` mode (IR alias `none`).
-///
-/// **Rule.** `axes_mapping[i]` is the output axis of data axis `i`:
-/// - `len(axes_mapping) == rank(data)` (a scalar takes none);
-/// - the axes are strictly increasing: duplicates and transposes are refused (OpenVINO only
-///   checks for a non-decreasing list and lets duplicates through);
-/// - each axis is `< rank(target)`; negative axes cannot be expressed (see
-///   [`crate::axes_from_ints`]);
-/// - `data[i] == target[axes_mapping[i]]` or `data[i] == 1`;
-/// - the output shape is the target shape; every unmapped axis is broadcast.
-///
-/// # Errors
-/// [`BroadcastError::AxesMappingLength`], [`BroadcastError::AxesNotIncreasing`],
-/// [`BroadcastError::AxisOutOfRange`], [`BroadcastError::DimMismatch`],
-/// [`BroadcastError::ShapeOverflow`].
-///
-/// ```
-/// // Broadcast-3 IR example 2: a [16] bias placed on the channel axis.
-/// let plan = bcast::planners::plan_explicit(&[16], &[1, 16, 50, 50], &[1]).unwrap();
-/// assert_eq!(plan.axis_strides(), &[0, 1, 0, 0]);
-/// ```
-pub fn plan_explicit(
-    data_shape: &[usize],
-    target_shape: &[usize],
-    axes_mapping: &[usize],
-) -> Result<StridePlan, BroadcastError> {
-    let mut plan = StridePlan::empty();
-    plan_explicit_into(data_shape, target_shape, axes_mapping, &mut plan)?;
-    Ok(plan)
+by_value! {
+    /// Explicit broadcast: OpenVINO `explicit` mode (IR alias `none`).
+    ///
+    /// **Rule.** `axes_mapping[i]` is the output axis of data axis `i`:
+    /// - `len(axes_mapping) == rank(data)` (a scalar takes none);
+    /// - the axes are strictly increasing: duplicates and transposes are refused (OpenVINO only
+    ///   checks for a non-decreasing list and lets duplicates through);
+    /// - each axis is `< rank(target)`; negative axes cannot be expressed (see
+    ///   [`crate::axes_from_ints`]);
+    /// - `data[i] == target[axes_mapping[i]]` or `data[i] == 1`;
+    /// - the output shape is the target shape; every unmapped axis is broadcast.
+    ///
+    /// # Errors
+    /// [`BroadcastError::AxesMappingLength`], [`BroadcastError::AxesNotIncreasing`],
+    /// [`BroadcastError::AxisOutOfRange`], [`BroadcastError::DimMismatch`],
+    /// [`BroadcastError::ShapeOverflow`].
+    ///
+    /// ```
+    /// // Broadcast-3 IR example 2: a [16] bias placed on the channel axis.
+    /// let plan = bcast::planners::plan_explicit(&[16], &[1, 16, 50, 50], &[1]).unwrap();
+    /// assert_eq!(plan.axis_strides(), &[0, 1, 0, 0]);
+    /// ```
+    pub fn plan_explicit(data_shape: &[usize], target_shape: &[usize], axes_mapping: &[usize]) => plan_explicit_into;
 }
 
 /// [`plan_explicit`] into `plan`, in place (see [`StridePlan::empty`]).
@@ -70,20 +64,15 @@ pub(crate) fn plan_explicit_into(
         }
     }
     let source_axes = plan.start_source_axes(target_shape.len());
-    for (i, (&d, &axis)) in data_shape.iter().zip(axes_mapping).enumerate() {
-        let t = target_shape[axis];
-        if d == t {
-            source_axes[axis] = Some(i);
-        } else if d != 1 {
-            return Err(BroadcastError::DimMismatch {
-                mode: Rule::Explicit,
-                axis: i,
-                data_dim: d,
-                target_dim: t,
-                data_shape: dims(data_shape),
-                target_shape: dims(target_shape),
-            });
-        }
+    for (i, &axis) in axes_mapping.iter().enumerate() {
+        place_axis(
+            source_axes,
+            Rule::Explicit,
+            i,
+            axis,
+            data_shape,
+            target_shape,
+        )?;
     }
     plan.finish_from_source_axes(data_shape, target_shape)
 }

@@ -17,7 +17,7 @@ pub use numpy::plan_numpy;
 pub use pdpd::plan_pdpd;
 
 use crate::error::{BroadcastError, Dims};
-use crate::mode::Mode;
+use crate::mode::{Mode, Rule};
 use crate::plan::StridePlan;
 
 /// Plans `data_shape` broadcast to `target_shape` under `mode`.
@@ -60,3 +60,48 @@ pub(crate) fn plan_into(
 pub(crate) fn dims(shape: &[usize]) -> Dims {
     Dims(shape.to_vec())
 }
+
+/// The per-axis rule every one-directional mode shares (numpy, explicit, PDPD): data axis
+/// `data_axis`, placed on output axis `output_axis`, is read along that axis when its dim
+/// equals the target's, stretched (stride 0, the plan's default) when it is 1, and breaks
+/// `rule` otherwise.
+pub(crate) fn place_axis(
+    source_axes: &mut [Option<usize>],
+    rule: Rule,
+    data_axis: usize,
+    output_axis: usize,
+    data_shape: &[usize],
+    target_shape: &[usize],
+) -> Result<(), BroadcastError> {
+    let (d, t) = (data_shape[data_axis], target_shape[output_axis]);
+    if d == t {
+        source_axes[output_axis] = Some(data_axis);
+        Ok(())
+    } else if d == 1 {
+        Ok(())
+    } else {
+        Err(BroadcastError::DimMismatch {
+            mode: rule,
+            axis: data_axis,
+            data_dim: d,
+            target_dim: t,
+            data_shape: dims(data_shape),
+            target_shape: dims(target_shape),
+        })
+    }
+}
+
+/// A planner's public by-value form, generated from its in-place form (`*_into`, which
+/// fills a [`StridePlan`] without copying it out): the doc comment, which states the mode's
+/// rule, goes on the public function.
+macro_rules! by_value {
+    ($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) => $into:ident;) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) -> Result<StridePlan, BroadcastError> {
+            let mut plan = StridePlan::empty();
+            $into($($arg,)* &mut plan)?;
+            Ok(plan)
+        }
+    };
+}
+pub(crate) use by_value;

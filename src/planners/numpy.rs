@@ -1,31 +1,26 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::StridePlan;
-use crate::planners::dims;
+use crate::planners::{by_value, dims, place_axis};
 
-/// Numpy (one-directional) broadcast: OpenVINO `numpy` mode.
-///
-/// **Rule.** Shapes are right-aligned; `rank(data) <= rank(target)`; every aligned data
-/// dimension equals its target dimension or is 1 (then it is repeated, including to 0); the
-/// output shape is the target shape. Only the data stretches: a target dimension of 1 never
-/// takes a larger data dimension.
-///
-/// # Errors
-/// [`BroadcastError::TargetRankTooSmall`], [`BroadcastError::DimMismatch`],
-/// [`BroadcastError::ShapeOverflow`].
-///
-/// ```
-/// let plan = bcast::planners::plan_numpy(&[16, 1, 1], &[1, 16, 50, 50]).unwrap();
-/// assert_eq!(plan.output_shape(), &[1, 16, 50, 50]);
-/// assert_eq!(plan.axis_strides(), &[0, 1, 0, 0]);
-/// ```
-pub fn plan_numpy(
-    data_shape: &[usize],
-    target_shape: &[usize],
-) -> Result<StridePlan, BroadcastError> {
-    let mut plan = StridePlan::empty();
-    plan_numpy_into(data_shape, target_shape, &mut plan)?;
-    Ok(plan)
+by_value! {
+    /// Numpy (one-directional) broadcast: OpenVINO `numpy` mode.
+    ///
+    /// **Rule.** Shapes are right-aligned; `rank(data) <= rank(target)`; every aligned data
+    /// dimension equals its target dimension or is 1 (then it is repeated, including to 0); the
+    /// output shape is the target shape. Only the data stretches: a target dimension of 1 never
+    /// takes a larger data dimension.
+    ///
+    /// # Errors
+    /// [`BroadcastError::TargetRankTooSmall`], [`BroadcastError::DimMismatch`],
+    /// [`BroadcastError::ShapeOverflow`].
+    ///
+    /// ```
+    /// let plan = bcast::planners::plan_numpy(&[16, 1, 1], &[1, 16, 50, 50]).unwrap();
+    /// assert_eq!(plan.output_shape(), &[1, 16, 50, 50]);
+    /// assert_eq!(plan.axis_strides(), &[0, 1, 0, 0]);
+    /// ```
+    pub fn plan_numpy(data_shape: &[usize], target_shape: &[usize]) => plan_numpy_into;
 }
 
 /// [`plan_numpy`] into `plan`, in place (see [`StridePlan::empty`]).
@@ -45,19 +40,15 @@ pub(crate) fn plan_numpy_into(
     }
     let offset = target_shape.len() - data_shape.len();
     let source_axes = plan.start_source_axes(target_shape.len());
-    for (i, (&d, &t)) in data_shape.iter().zip(&target_shape[offset..]).enumerate() {
-        if d == t {
-            source_axes[offset + i] = Some(i);
-        } else if d != 1 {
-            return Err(BroadcastError::DimMismatch {
-                mode: Rule::Numpy,
-                axis: i,
-                data_dim: d,
-                target_dim: t,
-                data_shape: dims(data_shape),
-                target_shape: dims(target_shape),
-            });
-        }
+    for i in 0..data_shape.len() {
+        place_axis(
+            source_axes,
+            Rule::Numpy,
+            i,
+            offset + i,
+            data_shape,
+            target_shape,
+        )?;
     }
     plan.finish_from_source_axes(data_shape, target_shape)
 }

@@ -1,37 +1,31 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::StridePlan;
-use crate::planners::dims;
+use crate::planners::{by_value, dims, place_axis};
 
-/// PDPD (PaddlePaddle) broadcast: OpenVINO's broadcast-rules "PDPD".
-///
-/// **Rule.**
-/// 1. `axis == -1` means `rank(target) - rank(data)`, with the data's own rank (rule 4);
-///    any other negative axis is an error.
-/// 2. `data'` is the data shape with its trailing 1s dropped (rule 5: `(3,1) => (3)`), so data
-///    `(5,1)` fits target `(2,3,4,5)` at axis 3.
-/// 3. `data'` must lie on a contiguous run of the target starting at `axis`: the run must not
-///    pass the target's end, and each `data'` dim equals its target dim or is 1.
-/// 4. Only data -> target: a target dim of 1 does not take a larger data dim (the spec's own
-///    example `A(8,1,6,1)`, `B(7,1,5)`, axis 1 is an error).
-/// 5. The output shape is the target shape.
-///
-/// # Errors
-/// [`BroadcastError::PdpdAxis`], [`BroadcastError::DimMismatch`] (axis = data axis),
-/// [`BroadcastError::ShapeOverflow`].
-///
-/// ```
-/// let plan = bcast::planners::plan_pdpd(&[5, 1], &[2, 3, 4, 5], 3).unwrap();
-/// assert_eq!(plan.output_shape(), &[2, 3, 4, 5]);
-/// ```
-pub fn plan_pdpd(
-    data_shape: &[usize],
-    target_shape: &[usize],
-    axis: i64,
-) -> Result<StridePlan, BroadcastError> {
-    let mut plan = StridePlan::empty();
-    plan_pdpd_into(data_shape, target_shape, axis, &mut plan)?;
-    Ok(plan)
+by_value! {
+    /// PDPD (PaddlePaddle) broadcast: OpenVINO's broadcast-rules "PDPD".
+    ///
+    /// **Rule.**
+    /// 1. `axis == -1` means `rank(target) - rank(data)`, with the data's own rank (rule 4);
+    ///    any other negative axis is an error.
+    /// 2. `data'` is the data shape with its trailing 1s dropped (rule 5: `(3,1) => (3)`), so data
+    ///    `(5,1)` fits target `(2,3,4,5)` at axis 3.
+    /// 3. `data'` must lie on a contiguous run of the target starting at `axis`: the run must not
+    ///    pass the target's end, and each `data'` dim equals its target dim or is 1.
+    /// 4. Only data -> target: a target dim of 1 does not take a larger data dim (the spec's own
+    ///    example `A(8,1,6,1)`, `B(7,1,5)`, axis 1 is an error).
+    /// 5. The output shape is the target shape.
+    ///
+    /// # Errors
+    /// [`BroadcastError::PdpdAxis`], [`BroadcastError::DimMismatch`] (axis = data axis),
+    /// [`BroadcastError::ShapeOverflow`].
+    ///
+    /// ```
+    /// let plan = bcast::planners::plan_pdpd(&[5, 1], &[2, 3, 4, 5], 3).unwrap();
+    /// assert_eq!(plan.output_shape(), &[2, 3, 4, 5]);
+    /// ```
+    pub fn plan_pdpd(data_shape: &[usize], target_shape: &[usize], axis: i64) => plan_pdpd_into;
 }
 
 /// [`plan_pdpd`] into `plan`, in place (see [`StridePlan::empty`]).
@@ -72,20 +66,15 @@ pub(crate) fn plan_pdpd_into(
         )));
     }
     let source_axes = plan.start_source_axes(target_shape.len());
-    for (i, &d) in fitted.iter().enumerate() {
-        let t = target_shape[start + i];
-        if d == t {
-            source_axes[start + i] = Some(i);
-        } else if d != 1 {
-            return Err(BroadcastError::DimMismatch {
-                mode: Rule::Pdpd,
-                axis: i,
-                data_dim: d,
-                target_dim: t,
-                data_shape: dims(data_shape),
-                target_shape: dims(target_shape),
-            });
-        }
+    for i in 0..fitted.len() {
+        place_axis(
+            source_axes,
+            Rule::Pdpd,
+            i,
+            start + i,
+            data_shape,
+            target_shape,
+        )?;
     }
     plan.finish_from_source_axes(data_shape, target_shape)
 }

@@ -2,9 +2,9 @@
 
 use super::fields;
 use super::{Case, Expectation, Ran};
-use bcast::Mode;
 use bcast::Parallelism;
 use bcast::Tensor;
+use bcast::{Mode, Rule};
 
 /// The mode of a case, with its arguments exactly as the file gives them: whether a value is
 /// acceptable (a negative axis, say) is the op's call at run time, not the parser's.
@@ -41,8 +41,8 @@ impl Spec {
         let others = |keep: &str| -> Vec<&str> {
             MODE_ARGS.iter().copied().filter(|k| *k != keep).collect()
         };
-        let mode = match lower.as_str() {
-            "multi" => {
+        let mode = match Rule::from_mode_name(name) {
+            Some(Rule::Multi) => {
                 fields::forbid(f, &MODE_ARGS, "multi")?;
                 fields::forbid(f, &["target_shape"], "multi")?;
                 if let Expectation::Outputs(outputs) = &case.expect {
@@ -59,27 +59,27 @@ impl Spec {
                     target_shape: None,
                 });
             }
-            "numpy" => {
+            Some(Rule::Numpy) => {
                 fields::forbid(f, &MODE_ARGS, "numpy")?;
                 ModeArgs::Numpy
             }
-            "bidirectional" => {
+            Some(Rule::Bidirectional) => {
                 fields::forbid(f, &MODE_ARGS, "bidirectional")?;
                 ModeArgs::Bidirectional
             }
-            "explicit" | "none" => {
+            Some(Rule::Explicit) => {
                 fields::forbid(f, &others("axes_mapping"), "explicit")?;
                 ModeArgs::Explicit {
                     axes_mapping: fields::required_int_list(f, "axes_mapping")?,
                 }
             }
-            "pdpd" => {
+            Some(Rule::Pdpd) => {
                 fields::forbid(f, &others("axis"), "pdpd")?;
                 ModeArgs::Pdpd {
                     axis: fields::optional_int(f, "axis")?.unwrap_or(-1),
                 }
             }
-            "axes" => {
+            Some(Rule::Axes) => {
                 fields::forbid(f, &others("broadcast_axes"), "axes")?;
                 ModeArgs::Axes {
                     broadcast_axes: fields::required_int_list(f, "broadcast_axes")?,

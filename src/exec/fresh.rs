@@ -1,10 +1,9 @@
 //! Advice for freshly allocated outputs.
 //!
 //! A new output of tens of MiB comes straight from `mmap`, and every 4 KiB page faults on
-//! first write; in the measured VM that costs several times more than writing the page.
-//! Asking for transparent huge pages (as numpy does from 4 MiB) makes one fault per 2 MiB:
-//! the allocating `scalar_f32` bench case (64 MiB, 2 threads) ran at 7.8-15 GB/s with the
-//! advice and 3.8-3.9 GB/s without it, in alternating runs.
+//! first write, which costs more than writing the page. Asking for transparent huge pages
+//! (as numpy does from 4 MiB) makes one fault per 2 MiB instead (the README's performance
+//! section has the measured difference on the allocating bench cases).
 
 use std::mem::MaybeUninit;
 

@@ -48,8 +48,9 @@ fn broadcast_typed<'py, T: NpElement>(
 ///
 /// Unlike ``numpy.broadcast_to``, which returns a read-only view, the result is a new,
 /// C-contiguous, writeable array (or the caller's ``out``), written by bcast's kernel on
-/// several threads with the GIL released. The input is read in place whatever its strides
-/// (transposed, reversed, sliced): it is not copied first.
+/// several threads with the GIL released. The input is passed to the kernel as a view of
+/// its own memory whatever its strides (transposed, reversed, sliced); a C-contiguous input
+/// is read in place, any other is gathered once into an input-sized buffer.
 ///
 /// Parameters
 /// ----------

@@ -173,3 +173,49 @@ pub extern "C" fn bcast_last_error_message() -> *const c_char {
     })
     .unwrap_or(EMPTY.as_ptr().cast())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::CStr;
+
+    use super::*;
+
+    fn message() -> String {
+        // SAFETY: never NULL, NUL-terminated, valid until the next call on this thread.
+        unsafe { CStr::from_ptr(bcast_last_error_message()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_a_status_and_a_message() {
+        let status = guard(|| panic!("boom {}", 42));
+        assert_eq!(status, bcast_status::BCAST_ERR_PANIC as c_int);
+        assert_eq!(
+            message(),
+            "bcast: internal error (a bug, please report): boom 42"
+        );
+        assert_eq!(guard(|| Ok(())), 0);
+        assert_eq!(message(), "");
+    }
+
+    #[test]
+    fn library_errors_keep_their_display_and_map_to_statuses() {
+        let e = bcast::plan(&[3], &[4], &bcast::Mode::Numpy).unwrap_err();
+        let text = e.to_string();
+        assert_eq!(status_of(&e), bcast_status::BCAST_ERR_SHAPE);
+        assert_eq!(
+            guard(|| Err(e.into())),
+            bcast_status::BCAST_ERR_SHAPE as c_int
+        );
+        assert_eq!(message(), text);
+        let overflow = bcast::checked_len(&[usize::MAX, 2]).unwrap_err();
+        assert_eq!(status_of(&overflow), bcast_status::BCAST_ERR_OVERFLOW);
+    }
+
+    #[test]
+    fn a_nul_in_a_message_does_not_cut_it() {
+        guard(|| Err(Error::new(bcast_status::BCAST_ERR_INVALID, "a\0b")));
+        assert_eq!(message(), "a?b");
+    }
+}

@@ -52,8 +52,9 @@ pub unsafe extern "C" fn bcast_plan_create(
         if plan_out.is_null() {
             return Err(null_out(F, "plan_out"));
         }
-        // SAFETY: non-NULL; the caller's pointer to a `bcast_plan *`.
-        unsafe { plan_out.write(std::ptr::null_mut()) };
+        // SAFETY: non-NULL; the caller's pointer to a `bcast_plan *` (unaligned writes: a
+        // misaligned pointer is no crash either).
+        unsafe { plan_out.write_unaligned(std::ptr::null_mut()) };
         // SAFETY: the caller's contract on the arrays.
         let args = unsafe {
             plan_args(
@@ -69,7 +70,7 @@ pub unsafe extern "C" fn bcast_plan_create(
         };
         let plan = Box::new(bcast_plan { plan: args.plan()? });
         // SAFETY: as above.
-        unsafe { plan_out.write(Box::into_raw(plan)) };
+        unsafe { plan_out.write_unaligned(Box::into_raw(plan)) };
         Ok(())
     })
 }
@@ -121,7 +122,7 @@ pub unsafe extern "C" fn bcast_plan_output_len(
             return Err(null_out(F, "len_out"));
         }
         // SAFETY: non-NULL; the caller's pointer to a size_t.
-        unsafe { len_out.write(plan.len()) };
+        unsafe { len_out.write_unaligned(plan.len()) };
         Ok(())
     })
 }
@@ -174,8 +175,9 @@ pub unsafe extern "C" fn bcast_plan_run(
 pub unsafe extern "C" fn bcast_plan_free(plan: *mut bcast_plan) {
     if !plan.is_null() {
         // SAFETY: the caller's contract: a plan from `bcast_plan_create`, not yet freed.
-        // Dropping a plan frees its lists and cannot panic.
-        drop(unsafe { Box::from_raw(plan) });
+        let plan = unsafe { Box::from_raw(plan) };
+        // Dropping a plan frees its lists and does not panic; guarded all the same.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(plan)));
     }
 }
 
@@ -209,7 +211,7 @@ pub(crate) unsafe fn write_shape(
         return Err(null_out(func, "rank_out"));
     }
     // SAFETY: non-NULL and writable (the contract).
-    unsafe { rank_out.write(dims.len()) };
+    unsafe { rank_out.write_unaligned(dims.len()) };
     if capacity < dims.len() {
         return Err(Error::new(
             bcast_status::BCAST_ERR_CAPACITY,

@@ -110,6 +110,9 @@ fn c_test(file: &str) -> PathBuf {
     crate_dir().join("tests/c").join(file)
 }
 
+/// The C test programs, each `tests/c/<name>.c`.
+const PROGRAMS: [&str; 5] = ["modes", "errors", "reduce", "strides", "threads"];
+
 /// Builds and runs one C test program.
 fn c_program(name: &str) {
     let exe = build(name, &[c_test(&format!("{name}.c"))], false, &[]);
@@ -140,4 +143,64 @@ fn strided_sources_match_the_reference() {
 #[test]
 fn many_host_threads_at_once() {
     c_program("threads");
+}
+
+/// The C++ example of the README (`examples/c/broadcast_op.cpp`) builds against the header
+/// and the library, and runs.
+#[test]
+fn cpp_example_runs() {
+    let source = crate_dir().join("../../examples/c/broadcast_op.cpp");
+    let exe = build("broadcast_op", &[source], true, &[]);
+    let stdout = run(&exe, &[]);
+    assert!(
+        stdout.contains("BroadcastOp: ok"),
+        "the example did not finish"
+    );
+}
+
+/// Every C test again, built with AddressSanitizer (out-of-bounds reads and writes,
+/// use-after-free, double free on the C side and in what bcast does with the caller's
+/// memory; LeakSanitizer for leaked plans and messages at exit). About a second in all.
+#[test]
+fn under_address_sanitizer() {
+    let asan = [
+        "-fsanitize=address",
+        "-fno-omit-frame-pointer",
+        "-fno-sanitize-recover=all",
+    ];
+    let env = [(
+        "ASAN_OPTIONS",
+        "detect_leaks=1:halt_on_error=1:abort_on_error=0",
+    )];
+    for name in PROGRAMS {
+        let exe = build(
+            &format!("{name}-asan"),
+            &[c_test(&format!("{name}.c"))],
+            false,
+            &asan,
+        );
+        let stdout = run(&exe, &env);
+        assert!(
+            stdout.contains(", 0 failed"),
+            "{name} (ASan) reported failures"
+        );
+    }
+}
+
+/// The README's C example is `examples/c/expand.c`, word for word, and it runs.
+#[test]
+fn readme_c_example_runs() {
+    let file = crate_dir().join("../../examples/c/expand.c");
+    let code = std::fs::read_to_string(&file).expect("examples/c/expand.c");
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).expect("README.md");
+    assert!(
+        readme.contains(&format!("```c\n{code}```")),
+        "README.md's C example differs from examples/c/expand.c"
+    );
+    let exe = build("expand", &[file], false, &[]);
+    let stdout = run(&exe, &[]);
+    assert!(
+        stdout.contains("[2,3,6], 36 elements, out[0,1,5] = 2"),
+        "{stdout}"
+    );
 }

@@ -1,0 +1,39 @@
+//! # bcast-c: the C ABI of bcast
+//!
+//! `include/bcast.h` (generated from this crate by cbindgen; `tests/header.rs` fails when it
+//! is stale) declares every function. The families, one file each:
+//! - [`plan`]: `bcast_plan_create` once, `bcast_plan_run` many times, `bcast_plan_free`;
+//! - [`oneshot`]: `bcast_broadcast` and `bcast_output_shape` in one call;
+//! - [`reduce`]: `bcast_reduce_to_input` / `bcast_plan_reduce`, the gradient;
+//! - [`error`]: status codes and `bcast_last_error_message`;
+//! - [`types`]: the enums, the limits, the checked reading of the caller's arguments.
+//!
+//! Every function runs its body under `catch_unwind`: no panic crosses into C, a bad
+//! argument (NULL, a length above the limits, an unknown code, a misaligned buffer) is a
+//! status code and a message, never a crash.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+// The ABI's names are C's.
+#![allow(non_camel_case_types)]
+
+// In this order in the header: the types, then each family of functions.
+pub mod types;
+
+pub mod error;
+
+pub mod plan;
+
+pub mod oneshot;
+
+pub mod reduce;
+
+mod threads;
+
+pub use error::{bcast_last_error_message, bcast_status};
+pub use oneshot::{bcast_broadcast, bcast_output_shape};
+pub use plan::{
+    bcast_plan, bcast_plan_create, bcast_plan_free, bcast_plan_output_len, bcast_plan_output_shape,
+    bcast_plan_run,
+};
+pub use reduce::{bcast_plan_reduce, bcast_reduce_to_input};
+pub use types::{bcast_dtype, bcast_mode, BCAST_MAX_RANK, BCAST_MAX_THREADS};

@@ -148,16 +148,22 @@ pub fn read_from(
 }
 
 /// Writes a `.npy` file atomically: to a temporary file in the same folder, flushed to disk,
-/// then renamed over `path`. On any error the temporary file is removed and an existing file
-/// at `path` is left as it was.
+/// then renamed over `path`, and the folder flushed so that the rename survives a power loss.
+/// On any error the temporary file is removed and an existing file at `path` is left as it
+/// was.
+///
+/// A `path` that is a symlink (or a chain of them, or one whose target does not exist yet) is
+/// written through: the temporary file goes beside the file the chain ends at, and the link
+/// stays. An existing file keeps its mode; a new one gets the umask's. Only a regular file is
+/// ever replaced: a device, FIFO or socket at `path` (or at the end of its chain) is refused.
 ///
 /// The data is streamed to the file, not built in memory first, so writing a large output
 /// needs no second output-sized buffer. The bytes are those of [`to_bytes`].
 ///
 /// # Errors
 /// [`NpyError::Unwritable`] for bf16 (before anything touches the file system);
-/// [`NpyError::Io`] naming the path, including when `path` is a folder or its folder does
-/// not exist.
+/// [`NpyError::Io`] naming the path, including when `path` is a folder, a device, FIFO or
+/// socket, its folder does not exist, or its file name is longer than 255 bytes.
 ///
 /// ```
 /// use bcast::{npy, Tensor};
@@ -276,6 +282,9 @@ impl Drop for StagedWrite {
     }
 }
 
+/// The longest file name, in bytes, that Linux file systems take.
+const MAX_FILE_NAME: usize = 255;
+
 /// Creates a fresh temporary file beside `path`, fills it with `fill`, flushes it to disk.
 fn stage_with(
     path: &Path,
@@ -287,8 +296,25 @@ fn stage_with(
         path: path.to_path_buf(),
         source,
     };
+    // Found now, not at the rename, so that a group of staged files fails before any is
+    // renamed into place.
+    let too_long = |p: &Path| {
+        let len = p.file_name().map_or(0, |n| n.len());
+        (len > MAX_FILE_NAME).then(|| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("the file name is {len} bytes, longer than the {MAX_FILE_NAME} a file system allows"),
+            ))
+        })
+    };
+    if let Some(e) = too_long(path) {
+        return Err(e);
+    }
     // A symlink is written through; a folder, device, FIFO or socket is refused.
     let target = files::resolve_output(path).map_err(io)?;
+    if let Some(e) = too_long(&target.file) {
+        return Err(e);
+    }
     let dir = parent_of(&target.file).to_path_buf();
     let name = target
         .file
@@ -1246,6 +1272,20 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.npy")]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_name_too_long_for_a_file_system_is_refused_when_staged() {
+        let dir = std::env::temp_dir().join(format!("bcast-npy-long-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let t: Tensor = array![1u8].into_dyn().into();
+        let e = stage(dir.join(format!("{}.npy", "n".repeat(252))), &t).unwrap_err();
+        assert!(e.to_string().contains("256 bytes"), "{e}");
+        stage(dir.join(format!("{}.npy", "n".repeat(251))), &t)
+            .unwrap()
+            .commit()
+            .unwrap();
         fs::remove_dir_all(&dir).unwrap();
     }
 

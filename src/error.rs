@@ -43,7 +43,7 @@ impl From<&[usize]> for Dims {
 #[non_exhaustive]
 pub enum BroadcastError {
     /// A data dimension cannot be stretched to the target dimension it is aligned with.
-    #[error("{mode} broadcast: data dim {data_dim} at axis {axis} cannot become {target_dim} (must be 1 or {target_dim}); data shape {data_shape}, target shape {target_shape}")]
+    #[error("{mode} broadcast: data dim {data_dim} at axis {axis} cannot become {target_dim} ({}); data shape {data_shape}, target shape {target_shape}", if *.target_dim == 1 { "only a data dim of 1 can".to_string() } else { format!("must be 1 or {}", .target_dim) })]
     DimMismatch {
         /// The mode whose rule was broken.
         mode: Rule,
@@ -103,7 +103,7 @@ pub enum BroadcastError {
     },
 
     /// Explicit mode: `axes_mapping` must have one entry per data axis.
-    #[error("explicit broadcast: axes_mapping {axes:?} has {got} entries but the data shape {data_shape} has rank {expected}")]
+    #[error("explicit broadcast: axes_mapping {} has {got} entries but the data shape {data_shape} has rank {expected}", Dims(.axes.clone()))]
     AxesMappingLength {
         /// The axes given.
         axes: Vec<usize>,
@@ -116,7 +116,7 @@ pub enum BroadcastError {
     },
 
     /// An axis list must be strictly increasing (no duplicates, no transposes).
-    #[error("{mode} broadcast: axes {axes:?} must be strictly increasing, but entry {position} ({axis}) does not exceed the one before it")]
+    #[error("{mode} broadcast: axes {} must be strictly increasing, but entry {position} ({axis}) does not exceed the one before it", Dims(.axes.clone()))]
     AxesNotIncreasing {
         /// The mode whose rule was broken.
         mode: Rule,
@@ -129,7 +129,7 @@ pub enum BroadcastError {
     },
 
     /// An axis list names one axis twice.
-    #[error("{mode} broadcast: axis {axis} appears more than once in {axes:?}")]
+    #[error("{mode} broadcast: axis {axis} appears more than once in {}", Dims(.axes.clone()))]
     DuplicateAxis {
         /// The mode whose rule was broken.
         mode: Rule,
@@ -140,7 +140,7 @@ pub enum BroadcastError {
     },
 
     /// An axis is not below the target rank.
-    #[error("{mode} broadcast: axis {axis} (entry {position} of {axes:?}) is out of range for target shape {target_shape} of rank {rank}")]
+    #[error("{mode} broadcast: axis {axis} (entry {position} of {}) is out of range for target shape {target_shape} of rank {rank}", Dims(.axes.clone()))]
     AxisOutOfRange {
         /// The mode whose rule was broken.
         mode: Rule,
@@ -157,7 +157,7 @@ pub enum BroadcastError {
     },
 
     /// nGraph axes mode: the target with the broadcast axes removed must equal the data shape.
-    #[error("axes broadcast: target shape {target_shape} without broadcast_axes {axes:?} is {remaining}, which is not the data shape {data_shape}")]
+    #[error("axes broadcast: target shape {target_shape} without broadcast_axes {} is {remaining}, which is not the data shape {data_shape}", Dims(.axes.clone()))]
     AxesShapeMismatch {
         /// The broadcast axes given.
         axes: Vec<usize>,

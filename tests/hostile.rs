@@ -177,3 +177,63 @@ fn many_threads_on_shared_inputs_agree() {
     });
     assert!(results.iter().all(|r| *r == want));
 }
+
+/// `/dev/zero`, a FIFO with no writer and a folder are refused before a byte is read: no
+/// endless read, no wait for a writer that never comes.
+#[cfg(target_os = "linux")]
+#[test]
+fn npy_and_ir_readers_refuse_what_is_not_a_regular_file() {
+    let dir = std::env::temp_dir().join(format!("bcast-hostile-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.npy");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let paths = [
+        std::path::PathBuf::from("/dev/zero"),
+        dir.clone(),
+        fifo.clone(),
+    ];
+    let count = if made { 3 } else { 2 };
+    let to_read = paths[..count].to_vec();
+    std::thread::spawn(move || {
+        for p in to_read {
+            let npy = bcast::npy::read(&p).map(|_| ());
+            let ir = bcast::ir::Model::load(&p, None).map(|_| ());
+            tx.send((
+                p,
+                npy.map_err(|e| e.to_string()),
+                ir.map_err(|e| e.to_string()),
+            ))
+            .unwrap();
+        }
+    });
+    for _ in 0..count {
+        let (p, npy, ir) = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("a reader hung or ran away");
+        for got in [npy, ir] {
+            let e = got.expect_err("accepted");
+            assert!(e.contains("not a regular file"), "{}: {e}", p.display());
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// numpy's limits: a header over 10,000 characters, a `<U` wider than 2^31 - 1 bytes.
+#[test]
+fn npy_headers_and_string_widths_beyond_numpys_limits_are_refused() {
+    let mut v = b"\x93NUMPY\x02\x00".to_vec();
+    v.extend_from_slice(&100_000_000u32.to_le_bytes());
+    let e = bcast::npy::from_bytes(&v).unwrap_err().to_string();
+    assert!(e.contains("max_header_size"), "{e}");
+    let dict = "{'descr': '<U999999999', 'fortran_order': False, 'shape': (1,), }\n";
+    let mut v = b"\x93NUMPY\x01\x00".to_vec();
+    v.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    v.extend_from_slice(dict.as_bytes());
+    let e = bcast::npy::from_bytes(&v).unwrap_err().to_string();
+    assert!(e.contains("widest unicode"), "{e}");
+}

@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::element::DType;
 use crate::ir::graph::{IrMode, Node, Op};
 use crate::ir::types::IrShape;
 use crate::ir::Model;
@@ -9,6 +10,69 @@ use crate::tensor::Tensor;
 
 /// Integer constants up to this many values are printed (target shapes, axes).
 const SHOWN_VALUES: usize = 16;
+
+/// One layer as `bcast ir --describe` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerSummary {
+    /// The layer's `id`.
+    pub id: u64,
+    /// The layer's `type`: Parameter, Const, Broadcast, ShapeOf or Result.
+    pub kind: String,
+    /// The layer's `name`.
+    pub name: String,
+    /// The layer's `version` (opset).
+    pub version: String,
+    /// The attributes that matter: a Broadcast's mode, a ShapeOf's output type.
+    pub attributes: Option<String>,
+    /// Where each input comes from, as `label layer:port`, comma-separated.
+    pub sources: String,
+    /// The output's element type (a Result's: its source's), if known.
+    pub dtype: Option<DType>,
+    /// The output's shape, `[2,3]`, or the declared one followed by ` (declared)`.
+    pub shape: String,
+    /// A Const's values, when it holds at most 16 integers: `[1,16,50,50]`.
+    pub values: Option<String>,
+}
+
+pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
+    let g = &model.graph;
+    g.order
+        .iter()
+        .map(|&i| {
+            let node = &g.nodes[i];
+            let attributes = match &node.op {
+                Op::Broadcast { mode, .. } => Some(mode.describe()),
+                Op::ShapeOf { output_type } => Some(format!("output_type {output_type}")),
+                _ => None,
+            };
+            let shape = match &node.op {
+                Op::Result => {
+                    let src = node.sources[0];
+                    shape_of(model, src.node, src.output)
+                }
+                _ => shape_of(model, i, 0),
+            };
+            let producer = match &node.op {
+                Op::Result => node.sources[0].node,
+                _ => i,
+            };
+            LayerSummary {
+                id: node.layer.id,
+                kind: node.layer.kind.clone(),
+                name: node.layer.name.clone(),
+                version: node.version.clone(),
+                attributes,
+                sources: sources(model, node),
+                dtype: model.dtypes[producer],
+                shape,
+                values: match &node.op {
+                    Op::Const { value } => small_integers(value),
+                    _ => None,
+                },
+            }
+        })
+        .collect()
+}
 
 pub(crate) fn describe(model: &Model) -> String {
     let g = &model.graph;
@@ -33,44 +97,19 @@ pub(crate) fn describe(model: &Model) -> String {
         let _ = writeln!(s, "  {}: {} {}", o.name, o.dtype, o.shape);
     }
     let _ = writeln!(s, "layers, in run order:");
-    for &i in &g.order {
-        let node = &g.nodes[i];
-        let _ = write!(
-            s,
-            "  {} {} '{}' ({}",
-            node.layer.id, node.layer.kind, node.layer.name, node.version
-        );
-        match &node.op {
-            Op::Broadcast { mode, .. } => {
-                let _ = write!(s, ", {}", mode.describe());
-            }
-            Op::ShapeOf { output_type } => {
-                let _ = write!(s, ", output_type {output_type}");
-            }
-            _ => {}
+    for l in layers(model) {
+        let _ = write!(s, "  {} {} '{}' ({}", l.id, l.kind, l.name, l.version);
+        if let Some(a) = &l.attributes {
+            let _ = write!(s, ", {a}");
         }
         let _ = write!(s, ")");
-        let sources = sources(model, node);
-        if !sources.is_empty() {
-            let _ = write!(s, ": {sources}");
+        if !l.sources.is_empty() {
+            let _ = write!(s, ": {}", l.sources);
         }
-        let shown = match &node.op {
-            Op::Result => {
-                let src = node.sources[0];
-                shape_of(model, src.node, src.output)
-            }
-            _ => shape_of(model, i, 0),
-        };
-        let producer = match &node.op {
-            Op::Result => node.sources[0].node,
-            _ => i,
-        };
-        let dtype = model.dtypes[producer].map_or_else(|| "?".to_string(), |d| d.to_string());
-        let _ = write!(s, " -> {dtype} {shown}");
-        if let Op::Const { value } = &node.op {
-            if let Some(values) = small_integers(value) {
-                let _ = write!(s, " = {values}");
-            }
+        let dtype = l.dtype.map_or_else(|| "?".to_string(), |d| d.to_string());
+        let _ = write!(s, " -> {dtype} {}", l.shape);
+        if let Some(values) = &l.values {
+            let _ = write!(s, " = {values}");
         }
         let _ = writeln!(s);
     }
@@ -133,7 +172,7 @@ fn small_integers(t: &Tensor) -> Option<String> {
                 $a.iter()
                     .map(|v| v.to_string())
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(",")
             ))
         };
     }

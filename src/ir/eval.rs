@@ -85,6 +85,7 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
     let mut dtypes: Vec<Option<DType>> = vec![None; graph.nodes.len()];
     let mut uses_left = graph.uses.clone();
     let mut results: Vec<Option<Value<'a>>> = graph.results.iter().map(|_| None).collect();
+    let materialise = needs_data(graph);
     const KEPT: &str =
         "topological order: a source is computed before its readers and kept until its last reader";
 
@@ -121,7 +122,7 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
                 .iter()
                 .map(|s| values[s.node][s.output].as_ref().expect(KEPT))
                 .collect();
-            compute(graph, i, &inputs, pass)?
+            compute(graph, i, &inputs, pass, materialise[i])?
         };
         check_port(
             node,
@@ -208,11 +209,32 @@ fn check_port(
     Ok(())
 }
 
+/// Which layers' outputs must be computed as tensors at run time: those a Result reads, those
+/// read as a Broadcast's `target_shape` or `axes_mapping`, and the data of a Broadcast that
+/// must itself be computed. A ShapeOf reads only its input's shape, so a Broadcast that only
+/// feeds ShapeOfs is planned (its shape checked) but never materialised.
+fn needs_data(graph: &Graph) -> Vec<bool> {
+    let mut needs = vec![false; graph.nodes.len()];
+    for &i in graph.order.iter().rev() {
+        let node = &graph.nodes[i];
+        for (k, src) in node.sources.iter().enumerate() {
+            let reads_values = match node.op {
+                Op::ShapeOf { .. } => false,
+                Op::Broadcast { .. } if k == 0 => needs[i],
+                _ => true,
+            };
+            needs[src.node] |= reads_values;
+        }
+    }
+    needs
+}
+
 fn compute<'a>(
     graph: &'a Graph,
     index: usize,
     inputs: &[&Value<'a>],
     pass: &Pass<'a>,
+    materialise: bool,
 ) -> Result<Value<'a>, IrError> {
     let node = &graph.nodes[index];
     let layer = &node.layer;
@@ -249,7 +271,7 @@ fn compute<'a>(
                 shape: None,
             }),
         },
-        Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass),
+        Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass, materialise),
         Op::Result => unreachable!("Results are taken by the walk"),
     }
 }
@@ -359,6 +381,7 @@ fn broadcast<'a>(
     mode: IrMode,
     inputs: &[&Value<'a>],
     pass: &Pass<'a>,
+    materialise: bool,
 ) -> Result<Value<'a>, IrError> {
     let data = inputs[0];
     let target = index_list(layer, "target_shape", inputs[1])?;
@@ -384,7 +407,7 @@ fn broadcast<'a>(
     };
     let plan = crate::planners::plan(data_shape, &target, &mode).map_err(rule)?;
     match (pass, data) {
-        (Pass::Run { .. }, Value::Tensor(t)) => Ok(Value::Tensor(Cow::Owned(
+        (Pass::Run { .. }, Value::Tensor(t)) if materialise => Ok(Value::Tensor(Cow::Owned(
             t.run_plan(&plan, Parallelism::Auto).map_err(rule)?,
         ))),
         _ => Ok(Value::Meta {

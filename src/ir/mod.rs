@@ -65,10 +65,12 @@ mod xml;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use describe::LayerSummary;
 pub use error::{IrError, LayerRef, PortDirection};
 pub use types::{dtype_from_ir, Dim, IrShape};
 
 use crate::element::DType;
+use crate::npy::files;
 use crate::tensor::Tensor;
 use eval::{Pass, Value};
 use graph::{Graph, Op};
@@ -114,16 +116,33 @@ impl Model {
     /// ```
     pub fn load(xml_path: impl AsRef<Path>, bin_path: Option<&Path>) -> Result<Model, IrError> {
         let xml_path = xml_path.as_ref();
-        let text = std::fs::read_to_string(xml_path).map_err(|source| IrError::Io {
+        let io = |source| IrError::Io {
             path: xml_path.to_path_buf(),
             source,
+        };
+        // Only a regular file, and only up to a bound: never a FIFO, a device or /dev/zero.
+        let (mut file, len) = files::open_regular(xml_path).map_err(io)?;
+        if len > MAX_XML_BYTES {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "the .xml is {len} bytes; bcast reads models of at most {MAX_XML_BYTES} bytes"
+                ),
+            )));
+        }
+        let bytes = files::read_up_to(&mut file, len, true).map_err(io)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("stream did not contain valid UTF-8: {e}"),
+            ))
         })?;
         let net = xml::parse(&text, &xml_path.display().to_string())?;
         let bin_path: PathBuf =
             bin_path.map_or_else(|| xml_path.with_extension("bin"), Path::to_path_buf);
         let bin = match net.layers.iter().find(|l| l.layer.kind == "Const") {
             Some(first_const) => {
-                std::fs::read(&bin_path).map_err(|source| IrError::MissingWeights {
+                read_weights(&net, &bin_path).map_err(|source| IrError::MissingWeights {
                     layer: first_const.layer.clone(),
                     path: bin_path.clone(),
                     source,
@@ -272,6 +291,36 @@ impl Model {
     pub fn describe(&self) -> String {
         describe::describe(self)
     }
+
+    /// Every layer in run order, with what [`Model::describe`] prints of it.
+    pub fn layers(&self) -> Vec<LayerSummary> {
+        describe::layers(self)
+    }
+}
+
+/// The largest `.xml` [`Model::load`] reads: 256 MiB (a model of Broadcast layers is a few
+/// kilobytes).
+pub const MAX_XML_BYTES: u64 = 256 << 20;
+
+/// Reads the part of the weights file the Consts of `net` declare (the largest
+/// `offset + size`), never more: a `.bin` that is a FIFO, a device or a symlink to one is
+/// refused, and a longer file is read only as far as needed. A shorter one is read whole, and
+/// the Const that reaches past its end is named when the model is built.
+fn read_weights(net: &xml::RawNet, path: &Path) -> std::io::Result<Vec<u8>> {
+    let number = |l: &xml::RawLayer, name: &str| -> u64 {
+        l.attr(name)
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let needed = net
+        .layers
+        .iter()
+        .filter(|l| l.layer.kind == "Const")
+        .map(|l| number(l, "offset").saturating_add(number(l, "size")))
+        .max()
+        .unwrap_or(0);
+    let (mut file, len) = files::open_regular(path)?;
+    files::read_up_to(&mut file, needed.min(len), true)
 }
 
 /// `.npy` has no bfloat16, so bcast stores a bf16 tensor in `.npy` as its uint16 bit

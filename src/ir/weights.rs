@@ -50,6 +50,11 @@ pub(crate) fn decode(
         problem,
     };
     let count = checked_len(shape).map_err(|e| fail(e.to_string()))?;
+    if count == 0 {
+        // OpenVINO 2026.4 saves an empty constant with `size="1"` (and reads it back): the
+        // declared bytes, inside the .bin, are more than needed and hold nothing.
+        return Ok(empty(dtype, shape));
+    }
     if dtype == DType::String {
         let values = decode_strings(bytes, count).map_err(fail)?;
         return Ok(Tensor::String(array(shape, values)));
@@ -115,6 +120,27 @@ pub(crate) fn decode(
         DType::F64 => numbers!(f64, 8, F64),
         DType::String => unreachable!("decoded above"),
     })
+}
+
+/// A zero-element tensor of `dtype` and `shape`.
+fn empty(dtype: DType, shape: &[usize]) -> Tensor {
+    let s = IxDyn(shape);
+    match dtype {
+        DType::Bool => Tensor::Bool(ArrayD::from_elem(s, false)),
+        DType::I8 => Tensor::I8(ArrayD::zeros(s)),
+        DType::I16 => Tensor::I16(ArrayD::zeros(s)),
+        DType::I32 => Tensor::I32(ArrayD::zeros(s)),
+        DType::I64 => Tensor::I64(ArrayD::zeros(s)),
+        DType::U8 => Tensor::U8(ArrayD::zeros(s)),
+        DType::U16 => Tensor::U16(ArrayD::zeros(s)),
+        DType::U32 => Tensor::U32(ArrayD::zeros(s)),
+        DType::U64 => Tensor::U64(ArrayD::zeros(s)),
+        DType::F16 => Tensor::F16(ArrayD::from_elem(s, f16::ZERO)),
+        DType::BF16 => Tensor::BF16(ArrayD::from_elem(s, bf16::ZERO)),
+        DType::F32 => Tensor::F32(ArrayD::zeros(s)),
+        DType::F64 => Tensor::F64(ArrayD::zeros(s)),
+        DType::String => Tensor::String(ArrayD::from_elem(s, String::new())),
+    }
 }
 
 fn array<T>(shape: &[usize], values: Vec<T>) -> ArrayD<T> {
@@ -279,6 +305,25 @@ mod tests {
     fn empty_string_tensor_may_have_no_bytes() {
         let t = decode(&[], DType::String, &[0, 2], &layer()).unwrap();
         assert_eq!(t.shape(), &[0, 2]);
+    }
+
+    /// OpenVINO 2026.4 writes the empty axes_mapping of a scalar as `size="1"`.
+    #[test]
+    fn a_zero_element_const_may_declare_more_bytes_than_it_needs() {
+        for dtype in [
+            DType::I64,
+            DType::U8,
+            DType::F32,
+            DType::Bool,
+            DType::String,
+        ] {
+            let t = decode(&[0xAB], dtype, &[0], &layer()).unwrap();
+            assert_eq!((t.dtype(), t.shape()), (dtype, &[0usize][..]));
+        }
+        let t = decode(&[0; 16], DType::I32, &[2, 0, 3], &layer()).unwrap();
+        assert_eq!(t.shape(), &[2, 0, 3]);
+        // One element still needs exactly its bytes.
+        assert!(decode(&[0; 9], DType::I64, &[1], &layer()).is_err());
     }
 
     #[test]

@@ -74,7 +74,7 @@ mod tests {
         let e = plan_numpy(&[3], &[1]).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "numpy broadcast: data dim 3 at axis 0 cannot become 1 (must be 1 or 1); data shape [3], target shape [1]"
+            "numpy broadcast: data dim 3 at axis 0 cannot become 1 (only a data dim of 1 can); data shape [3], target shape [1]"
         );
     }
 

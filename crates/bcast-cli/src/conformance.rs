@@ -402,71 +402,171 @@ pub enum ConformanceError {
     },
 }
 
+/// What a search of case folders found: the case folders, and the entries that could not be
+/// searched (each with the reason), which a run reports as failed entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Case folders, in path order within each given folder, each once.
+    pub cases: Vec<PathBuf>,
+    /// Entries that could not be searched (unreadable folders, broken or looping links, a
+    /// link to a folder above the searched one), with the reason.
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
 /// Every case folder under each of `dirs`, recursively, in path order within each folder, each
 /// once even when the folders overlap. A folder holding `case.json` is a case and is not
 /// searched further.
 ///
 /// # Errors
-/// [`ConformanceError::NoFolders`] for an empty list, [`ConformanceError::NotAFolder`],
-/// [`ConformanceError::NoCases`] when nothing is found under one of the folders,
-/// [`ConformanceError::Io`] when a folder cannot be listed.
+/// As [`search`]. Entries below the given folders that cannot be searched are left out; use
+/// [`search`] to see them.
 pub fn find_cases(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, ConformanceError> {
+    search(dirs).map(|found| found.cases)
+}
+
+/// Searches `dirs` for case folders. Symlinks are followed, but every folder is searched at
+/// most once (by its canonical path), so links that fan out (folders d0..d22 each linking
+/// twice to the next) cost one visit per folder, not 2^23; a link to the searched folder
+/// itself or to a folder above it (`root -> /`) is reported, not followed. An entry that
+/// cannot be read is reported in [`Found::unreadable`] and the search goes on.
+///
+/// # Errors
+/// [`ConformanceError::NoFolders`] for an empty list, [`ConformanceError::NotAFolder`],
+/// [`ConformanceError::NoCases`] when nothing is found under one of the folders (and nothing
+/// there was unreadable), [`ConformanceError::Io`] when a given folder itself cannot be listed.
+pub fn search(dirs: &[PathBuf]) -> Result<Found, ConformanceError> {
     if dirs.is_empty() {
         return Err(ConformanceError::NoFolders);
     }
     let mut seen = HashSet::new();
-    let mut cases = Vec::new();
+    let mut all = Found::default();
     for dir in dirs {
         if !dir.is_dir() {
             return Err(ConformanceError::NotAFolder(dir.clone()));
         }
-        let mut found = Vec::new();
-        walk(dir, &mut HashSet::new(), &mut found)?;
-        if found.is_empty() {
+        let io = |source| ConformanceError::Io {
+            path: dir.clone(),
+            source,
+        };
+        let root = fs::canonicalize(dir).map_err(io)?;
+        // The given folder must be listable; below it, problems are entries of the report.
+        fs::read_dir(dir).map_err(io)?;
+        let mut found = Found::default();
+        let mut walker = Walker {
+            root: &root,
+            visited: HashSet::new(),
+            found: &mut found,
+        };
+        walker.walk(dir);
+        if found.cases.is_empty() && found.unreadable.is_empty() {
             return Err(ConformanceError::NoCases(dir.clone()));
         }
-        for case in found {
+        for case in found.cases {
             let key = fs::canonicalize(&case).unwrap_or_else(|_| case.clone());
             if seen.insert(key) {
-                cases.push(case);
+                all.cases.push(case);
+            }
+        }
+        for (path, why) in found.unreadable {
+            if seen.insert(path.clone()) {
+                all.unreadable.push((path, why));
             }
         }
     }
-    Ok(cases)
+    Ok(all)
 }
 
-/// Collects case folders under `dir`; `visiting` holds the canonical folders on the current
-/// path so that a symlink loop is not followed forever.
-fn walk(
-    dir: &Path,
-    visiting: &mut HashSet<PathBuf>,
-    found: &mut Vec<PathBuf>,
-) -> Result<(), ConformanceError> {
-    if dir.join(CASE_FILE).is_file() {
-        found.push(dir.to_path_buf());
-        return Ok(());
+/// One search below a given folder.
+struct Walker<'a> {
+    /// The given folder, canonical.
+    root: &'a Path,
+    /// Every canonical folder already searched.
+    visited: HashSet<PathBuf>,
+    found: &'a mut Found,
+}
+
+impl Walker<'_> {
+    fn fail(&mut self, path: &Path, why: impl fmt::Display) {
+        self.found
+            .unreadable
+            .push((path.to_path_buf(), format!("cannot search: {why}")));
     }
-    let io = |source| ConformanceError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    let canonical = fs::canonicalize(dir).map_err(io)?;
-    if !visiting.insert(canonical.clone()) {
-        return Ok(());
-    }
-    let mut subdirs = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.is_dir() {
-            subdirs.push(path);
+
+    fn walk(&mut self, dir: &Path) {
+        let canonical = match fs::canonicalize(dir) {
+            Ok(c) => c,
+            Err(e) => return self.fail(dir, e),
+        };
+        if !self.visited.insert(canonical.clone()) {
+            return;
+        }
+        match fs::metadata(dir.join(CASE_FILE)) {
+            Ok(m) if m.is_file() => {
+                self.found.cases.push(dir.to_path_buf());
+                return;
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return self.fail(dir, e),
+        }
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => return self.fail(dir, e),
+        };
+        let mut subdirs = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    self.fail(dir, e);
+                    continue;
+                }
+            };
+            let path = entry.path();
+            let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            match fs::metadata(&path) {
+                Ok(m) if m.is_dir() => subdirs.push((path, is_link)),
+                Ok(_) => {}
+                // A dangling link is not a folder: nothing to search.
+                Err(e) if is_link && e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => self.fail(&path, e),
+            }
+        }
+        subdirs.sort();
+        for (sub, is_link) in subdirs {
+            if is_link {
+                if let Ok(target) = fs::canonicalize(&sub) {
+                    if self.root.starts_with(&target) {
+                        self.fail(
+                            &sub,
+                            format!(
+                                "links to {}, the searched folder or one above it; not followed",
+                                target.display()
+                            ),
+                        );
+                        continue;
+                    }
+                }
+            }
+            self.walk(&sub);
         }
     }
-    subdirs.sort();
-    for sub in subdirs {
-        walk(&sub, visiting, found)?;
-    }
-    visiting.remove(&canonical);
-    Ok(())
+}
+
+/// Runs every case folder found under `dirs` (see [`search`]); entries that could not be
+/// searched are failed outcomes too.
+///
+/// # Errors
+/// As [`search`]; a failing case is not an error but an outcome in the report.
+pub fn run_dirs(dirs: &[PathBuf]) -> Result<Report, ConformanceError> {
+    let found = search(dirs)?;
+    let mut outcomes: Vec<CaseOutcome> = found.cases.iter().map(|dir| run_case(dir)).collect();
+    outcomes.extend(found.unreadable.into_iter().map(|(dir, why)| CaseOutcome {
+        dir,
+        name: None,
+        verdict: Verdict::Fail(one_line(&why)),
+    }));
+    Ok(Report { outcomes })
 }
 
 /// The outcomes of a run, in the order the cases were found.
@@ -496,15 +596,4 @@ impl Report {
     pub fn summary(&self) -> String {
         format!("{} passed, {} failed", self.passed(), self.failed())
     }
-}
-
-/// Runs every case folder found under `dirs` (see [`find_cases`]).
-///
-/// # Errors
-/// As [`find_cases`]; a failing case is not an error but an outcome in the report.
-pub fn run_dirs(dirs: &[PathBuf]) -> Result<Report, ConformanceError> {
-    let cases = find_cases(dirs)?;
-    Ok(Report {
-        outcomes: cases.iter().map(|dir| run_case(dir)).collect(),
-    })
 }

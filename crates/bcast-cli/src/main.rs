@@ -33,6 +33,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     cli::install_panic_hook();
     let parsed = match Cli::try_parse() {
         Ok(parsed) => parsed,
@@ -53,5 +54,18 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// A closed pipe (`bcast conformance -v | head -1`) ends bcast quietly, as it ends `cat` or
+/// `grep`: the default action of SIGPIPE (exit status 141 in a shell), which Rust's runtime
+/// replaces with "ignore" so that every later write fails with EPIPE. Files are never
+/// written through a pipe, so no output is left half-renamed.
+fn restore_sigpipe() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `signal` with a valid signal number and SIG_DFL only changes the disposition of
+    // SIGPIPE; it runs first thing in `main`, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -1101,17 +1101,176 @@ fn multi_with_a_bad_input_writes_nothing() {
 }
 
 #[test]
-fn multi_does_not_create_a_missing_out_dir() {
+fn multi_creates_a_missing_out_dir_and_removes_it_when_the_call_fails() {
     let dir = scratch("multi_no_dir");
-    let missing = dir.join("missing");
+    let missing = dir.join("new/missing");
+    let out = bcast([
+        "multi",
+        p(&fixture("cli_i32_4.npy")),
+        p(&fixture("cli_f32_16.npy")),
+        "--out-dir",
+        p(&missing),
+    ]);
+    assert_error(&out, &["element type"]);
+    assert!(
+        !dir.join("new").exists(),
+        "the folders made for a failed call are left"
+    );
     let out = bcast([
         "multi",
         p(&fixture("cli_i32_4.npy")),
         "--out-dir",
         p(&missing),
     ]);
-    assert_error(&out, &["--out-dir", "missing", "does not exist"]);
-    assert!(!missing.exists());
+    assert_success(&out);
+    assert_eq!(listing(&missing), ["out0.npy"]);
+}
+
+#[test]
+fn multi_refuses_to_leave_older_outputs_beside_new_ones() {
+    let dir = scratch("multi_stale");
+    let input = fixture("cli_i32_4.npy");
+    let three = [p(&input), p(&input), p(&input)];
+    let mut args = vec!["multi"];
+    args.extend_from_slice(&three);
+    args.extend_from_slice(&["--out-dir", p(&dir)]);
+    assert_success(&bcast(&args));
+    assert_eq!(listing(&dir), ["out0.npy", "out1.npy", "out2.npy"]);
+    let out = bcast(["multi", three[0], "--out-dir", p(&dir)]);
+    assert_error(&out, &["out1.npy, out2.npy", "earlier call", "remove them"]);
+    assert_eq!(listing(&dir), ["out0.npy", "out1.npy", "out2.npy"]);
+    fs::remove_file(dir.join("out2.npy")).unwrap();
+    fs::remove_file(dir.join("out1.npy")).unwrap();
+    fs::write(dir.join("out01.npy"), b"not ours").unwrap();
+    assert_success(&bcast(["multi", three[0], "--out-dir", p(&dir)]));
+}
+
+#[test]
+fn control_characters_from_a_file_are_escaped_in_the_error_line() {
+    let dir = scratch("escape");
+    let descr = "<f4\u{1b}[2J\r\u{0}\u{9b}";
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
+    // Version 3.0: a UTF-8 header, which can hold the C1 control U+009B too.
+    let mut bytes = b"\x93NUMPY\x03\x00".to_vec();
+    bytes.extend_from_slice(&((dict.len() + 1) as u32).to_le_bytes());
+    bytes.extend_from_slice(dict.as_bytes());
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&[0; 4]);
+    let input = dir.join("evil.npy");
+    fs::write(&input, bytes).unwrap();
+    let out = bcast([
+        "run",
+        "--mode",
+        "numpy",
+        "--target-shape",
+        "2",
+        p(&input),
+        p(&dir.join("out.npy")),
+    ]);
+    let err = assert_error(&out, &["\\x1b[2J\\r\\0\\u{9b}"]);
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+}
+
+#[test]
+fn shape_lists_follow_one_strict_grammar() {
+    for (text, needle) in [
+        ("+3,4", "not an integer"),
+        ("[3,4", "does not close"),
+        ("3,4]", "does not open"),
+        ("3,,4", "empty entry"),
+        ("3,4,", "empty entry"),
+        ("99999999999999999999", "too large"),
+    ] {
+        let out = bcast([
+            "shape",
+            "--mode",
+            "numpy",
+            "--target-shape",
+            text,
+            "--data-shape",
+            "4",
+        ]);
+        assert_error(&out, &["--target-shape", needle]);
+    }
+    for text in ["[3, 4]", " 3,4 ", "[ 3 , 4 ]"] {
+        let out = bcast([
+            "shape",
+            "--mode",
+            "numpy",
+            "--target-shape",
+            text,
+            "--data-shape",
+            "4",
+        ]);
+        assert_success(&out);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "[3,4]\n");
+    }
+}
+
+#[test]
+fn rule_messages_read_right_and_print_axes_like_shapes() {
+    let out = bcast([
+        "shape",
+        "--mode",
+        "numpy",
+        "--target-shape",
+        "2,1",
+        "--data-shape",
+        "3",
+    ]);
+    let err = assert_error(&out, &["cannot become 1 (only a data dim of 1 can)"]);
+    assert!(!err.contains("must be 1 or 1"), "{err}");
+    let out = bcast([
+        "shape",
+        "--mode",
+        "explicit",
+        "--target-shape",
+        "2,3",
+        "--data-shape",
+        "3,2",
+        "--axes-mapping",
+        "1,0",
+    ]);
+    assert_error(&out, &["axes [1,0] must be strictly increasing"]);
+}
+
+#[test]
+fn shape_takes_n_shapes_and_prints_json() {
+    let out = bcast(["shape", "--multi", "2,1", "3", "4,1,1"]);
+    assert_success(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[4,2,3]\n");
+    let out = bcast(["shape", "--json", "--multi", "2,1", "[]"]);
+    assert_success(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"shape\":[2,1]}\n");
+    let out = bcast([
+        "shape",
+        "--mode",
+        "numpy",
+        "--target-shape",
+        "2,3",
+        "--data-shape",
+        "3",
+        "--json",
+    ]);
+    assert_success(&out);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"shape\":[2,3]}\n");
+    let out = bcast(["shape", "--multi", "2", "3"]);
+    assert_error(&out, &["incompatible"]);
+    let out = bcast(["shape", "--multi", "2", "--data-shape", "3"]);
+    assert_error(&out, &["--multi", "--data-shape"]);
+}
+
+#[test]
+fn conformance_verbose_prints_pass_lines_without_a_reason() {
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/cases/spec");
+    let out = bcast(["conformance", "-v", p(&suite)]);
+    assert_success(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("PASS ") && !first.ends_with(": pass"),
+        "{first}"
+    );
 }
 
 #[test]
@@ -1144,4 +1303,51 @@ fn multi_when_one_output_cannot_be_written_writes_none() {
 fn multi_needs_at_least_one_input() {
     let dir = scratch("multi_none");
     assert_error(&bcast(["multi", "--out-dir", p(&dir)]), &["IN.npy"]);
+}
+
+#[test]
+fn reduce_names_a_gradient_of_the_wrong_shape_and_can_take_the_shape_from_it() {
+    let dir = scratch("reduce_grad");
+    let grad: Tensor =
+        ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&[2, 3]), |i| (i[0] * 3 + i[1]) as f32)
+            .into();
+    let gp = dir.join("grad.npy");
+    npy::write_atomic(&gp, &grad).unwrap();
+    let out = bcast([
+        "reduce",
+        "--mode",
+        "numpy",
+        "--target-shape",
+        "4,3",
+        "--data-shape",
+        "3",
+        p(&gp),
+        p(&dir.join("out.npy")),
+    ]);
+    let err = assert_error(&out, &["grad.npy", "the gradient has shape [2,3]", "[4,3]"]);
+    assert!(!err.contains("output array"), "{err}");
+    // No --target-shape: the gradient's shape is the broadcast's output shape.
+    let out = bcast([
+        "reduce",
+        "--mode",
+        "numpy",
+        "--data-shape",
+        "3",
+        p(&gp),
+        p(&dir.join("out.npy")),
+    ]);
+    assert_success(&out);
+    let got = npy::read(dir.join("out.npy")).unwrap();
+    assert!(got.bit_equal(&ndarray::arr1(&[3.0f32, 5.0, 7.0]).into_dyn().into()));
+    let out = bcast([
+        "reduce",
+        "--mode",
+        "numpy",
+        "--data-shape",
+        "3",
+        p(&gp),
+        "-",
+    ]);
+    assert_success(&out);
+    assert_eq!(out.stdout, npy::to_bytes(&got).unwrap());
 }

@@ -1,7 +1,8 @@
 //! `bcast conformance [DIR ...]`: runs every case folder under the given folders.
 //!
-//! Prints one line per failing case (`FAIL <folder>: <reason>`), then `N passed, M failed`
-//! alone on the last line. Exit code 1 when a case failed, 2 when the folders cannot be
+//! Prints one line per failing case (`FAIL <folder>: <reason>`; with `-v` also
+//! `PASS <folder>` per passing case), then `N passed, M failed` alone on the last line. A
+//! folder entry that cannot be searched is a failed entry, not the end of the run. Exit code 1 when a case failed, 2 when the folders cannot be
 //! searched or hold no case.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::process::ExitCode;
 
 use bcast_cli::conformance;
 
-use super::{CliError, CliResult};
+use super::{escape_controls, CliError, CliResult};
 
 /// The suite's folder, relative to the current folder or, failing that, to the source tree
 /// this binary was built from.
@@ -33,11 +34,12 @@ pub fn main(args: ConformanceArgs) -> CliResult {
         args.dirs
     };
     let report = conformance::run_dirs(&dirs).map_err(|e| CliError(e.to_string()))?;
+    // Case folders and reasons come from files: escaped, so each line stays one inert line.
     for outcome in &report.outcomes {
         if !outcome.passed() {
-            println!("FAIL {outcome}");
+            println!("FAIL {}", escape_controls(&outcome.to_string()));
         } else if args.verbose {
-            println!("PASS {outcome}");
+            println!("PASS {}", escape_controls(&case_label(outcome)));
         }
     }
     println!("{}", report.summary());
@@ -46,6 +48,16 @@ pub fn main(args: ConformanceArgs) -> CliResult {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `DIR` or `DIR (name)` when the case's name is not its folder's.
+fn case_label(outcome: &conformance::CaseOutcome) -> String {
+    let dir = outcome.dir.display().to_string();
+    let folder = outcome.dir.file_name().map(|n| n.to_string_lossy());
+    match &outcome.name {
+        Some(name) if folder.as_deref() != Some(name.as_str()) => format!("{dir} ({name})"),
+        _ => dir,
+    }
 }
 
 fn default_suite() -> Result<PathBuf, CliError> {

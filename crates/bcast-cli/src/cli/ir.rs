@@ -8,12 +8,18 @@ use std::process::ExitCode;
 use bcast::ir::Model;
 use bcast::{DType, Tensor};
 
+use super::files::{commit_all, prepare_out_dir, read_npy, write_error};
 use super::{CliError, CliResult};
 
 /// Arguments of `bcast ir`.
 #[derive(clap::Args)]
 #[command(after_help = "\
-Writes one OUT_DIR/<Result name>.npy per Result, atomically.
+Writes one OUT_DIR/<Result name>.npy per Result, all or none: each is written to a \
+temporary file first and renamed into place only once all are written. OUT_DIR is created \
+if missing (with its parents) and removed again if the call fails.
+--input NAME=FILE.npy: NAME is the longest Parameter name followed by '=' that the text \
+starts with, so a Parameter named a=b is fed with --input a=b=FILE.npy. FILE `-` is \
+standard input.
 The .npy format has no bfloat16: a bf16 input is read from a uint16 .npy holding its bit \
 patterns, and a bf16 output is written the same way.")]
 pub struct IrArgs {
@@ -26,12 +32,15 @@ pub struct IrArgs {
     /// has one Parameter. Repeat for each Parameter.
     #[arg(long = "input", value_name = "NAME=FILE.npy")]
     pub inputs: Vec<String>,
-    /// The folder for the outputs (created if missing).
+    /// The folder for the outputs (created if missing, removed again on failure).
     #[arg(long, value_name = "DIR", conflicts_with = "describe")]
     pub out_dir: Option<PathBuf>,
     /// Print the model's inputs, outputs and layers instead of running it.
     #[arg(long, conflicts_with = "inputs")]
     pub describe: bool,
+    /// With --describe: print the description as one JSON object.
+    #[arg(long, requires = "describe")]
+    pub json: bool,
 }
 
 /// Runs `bcast ir`.
@@ -39,7 +48,11 @@ pub fn main(args: IrArgs) -> CliResult {
     let model =
         Model::load(&args.model, args.weights.as_deref()).map_err(|e| CliError(e.to_string()))?;
     if args.describe {
-        print!("{}", model.describe());
+        if args.json {
+            println!("{}", describe_json(&model));
+        } else {
+            print!("{}", model.describe());
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let out_dir = args.out_dir.as_deref().ok_or_else(|| {
@@ -52,15 +65,55 @@ pub fn main(args: IrArgs) -> CliResult {
         .collect::<Result<_, _>>()?;
     let inputs = read_inputs(&model, &args.inputs)?;
     let outputs = model.run(&inputs).map_err(|e| CliError(e.to_string()))?;
-    std::fs::create_dir_all(out_dir)
-        .map_err(|e| CliError(format!("--out-dir {}: {e}", out_dir.display())))?;
+    let created = prepare_out_dir(out_dir)?;
+    // All or nothing: every output goes to a temporary file first; only once all are written
+    // are they renamed into place. Dropping `staged` on an error removes the temporary files.
+    let mut staged = Vec::with_capacity(outputs.len());
+    let mut written = Vec::with_capacity(outputs.len());
     for ((name, tensor), path) in outputs.into_iter().zip(files) {
         let (dtype, shape) = (tensor.dtype(), bcast::Dims(tensor.shape().to_vec()));
-        bcast::npy::write_atomic(&path, &bcast::ir::bf16_to_npy_bits(tensor))
-            .map_err(|e| CliError(format!("output '{name}': {e}")))?;
-        println!("{}: {dtype} {shape}", path.display());
+        let file = bcast::npy::stage(&path, &bcast::ir::bf16_to_npy_bits(tensor))
+            .map_err(|e| CliError(format!("output '{name}': {}", write_error(&path, e))))?;
+        staged.push(file);
+        written.push(format!("{}: {dtype} {shape}", path.display()));
+    }
+    commit_all(staged)?;
+    created.keep();
+    for line in written {
+        println!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The description as JSON: the model's name and IR version, its inputs and outputs, and
+/// every layer in run order.
+fn describe_json(model: &Model) -> serde_json::Value {
+    use serde_json::json;
+    let tensor = |t: &bcast::ir::TensorInfo| json!({"name": t.name, "dtype": t.dtype.to_string(), "shape": t.shape.to_string()});
+    let layers: Vec<serde_json::Value> = model
+        .layers()
+        .into_iter()
+        .map(|l| {
+            json!({
+                "id": l.id,
+                "type": l.kind,
+                "name": l.name,
+                "version": l.version,
+                "attributes": l.attributes,
+                "sources": l.sources,
+                "dtype": l.dtype.map(|d| d.to_string()),
+                "shape": l.shape,
+                "values": l.values,
+            })
+        })
+        .collect();
+    json!({
+        "name": model.name(),
+        "ir_version": model.ir_version(),
+        "inputs": model.inputs().iter().map(tensor).collect::<Vec<_>>(),
+        "outputs": model.outputs().iter().map(tensor).collect::<Vec<_>>(),
+        "layers": layers,
+    })
 }
 
 /// `DIR/<name>.npy`, refusing Result names that are not a plain file name.
@@ -72,7 +125,31 @@ fn output_path(dir: &Path, name: &str) -> Result<PathBuf, CliError> {
             "Result name '{name}' cannot be used as a file name in --out-dir"
         )));
     }
+    // Found before anything is written, so that no output is written when a later one
+    // could not be (file systems limit a name to 255 bytes).
+    let file_name_len = name.len() + ".npy".len();
+    if file_name_len > MAX_FILE_NAME {
+        return Err(CliError(format!(
+            "Result name '{name}' makes a file name of {file_name_len} bytes, more than the {MAX_FILE_NAME} a file system allows"
+        )));
+    }
     Ok(dir.join(format!("{name}.npy")))
+}
+
+/// The longest file name (in bytes) Linux file systems allow.
+const MAX_FILE_NAME: usize = 255;
+
+/// Splits `--input NAME=FILE`: NAME is the longest Parameter name followed by `=` that the
+/// text starts with; with one Parameter and no such prefix, the whole text is the file.
+fn split_input<'a>(model: &'a Model, arg: &'a str) -> Option<(&'a str, &'a str)> {
+    model
+        .inputs()
+        .iter()
+        .filter_map(|p| {
+            let file = arg.strip_prefix(p.name.as_str())?.strip_prefix('=')?;
+            Some((p.name.as_str(), file))
+        })
+        .max_by_key(|(name, _)| name.len())
 }
 
 /// Reads each `--input`, keyed by Parameter name.
@@ -80,10 +157,18 @@ fn read_inputs(model: &Model, args: &[String]) -> Result<HashMap<String, Tensor>
     let params = model.inputs();
     let mut inputs = HashMap::new();
     for arg in args {
-        let (name, file) = match arg.split_once('=') {
-            Some((name, file)) => (name.to_string(), file),
-            None if params.len() == 1 => (params[0].name.clone(), arg.as_str()),
-            None => {
+        let (name, file) = match (split_input(model, arg), arg.split_once('=')) {
+            (Some((name, file)), _) => (name.to_string(), file),
+            // One Parameter: a text that names none is the file, unless it looks like a
+            // NAME=FILE with a mistyped name and no such file exists.
+            (None, Some((name, _))) if params.len() > 1 || !Path::new(arg).exists() => {
+                return Err(CliError(format!(
+                    "--input '{arg}': the model has no Parameter '{name}' (it has: {})",
+                    names(model)
+                )));
+            }
+            (None, _) if params.len() == 1 => (params[0].name.clone(), arg.as_str()),
+            (None, _) => {
                 return Err(CliError(format!(
                 "--input '{arg}' needs the form NAME=FILE.npy: the model has {} Parameters ({})",
                 params.len(),
@@ -97,8 +182,8 @@ fn read_inputs(model: &Model, args: &[String]) -> Result<HashMap<String, Tensor>
                 names(model)
             )));
         };
-        let tensor =
-            bcast::npy::read(file).map_err(|e| CliError(format!("--input '{name}': {e}")))?;
+        let tensor = read_npy(Path::new(file))
+            .map_err(|e| CliError(format!("--input '{name}': {}", e.0)))?;
         let tensor = match (param.dtype, bcast::ir::bf16_from_npy_bits(tensor, param.dtype)) {
             (DType::BF16, t @ Tensor::BF16(_)) => t,
             (DType::BF16, t) => {

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 pub mod bench;
 pub mod conformance;
+pub mod files;
 pub mod ir;
 pub mod reduce;
 pub mod run;
@@ -16,9 +17,33 @@ pub struct CliError(pub String);
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // One line, whatever the source said.
-        f.write_str(&self.0.replace('\n', " "))
+        // One line, whatever the source said, and nothing that drives a terminal.
+        f.write_str(&escape_controls(&self.0.replace('\n', " ")))
     }
+}
+
+/// Escapes every control character, so that text taken from a file (an npy `descr`, a
+/// layer name) prints as one inert line: `\x1b`, `\r`, `\n`, `\t`, `\0`, `\x7f`, and
+/// `\u{9b}` for the C1 controls, which some terminals also obey.
+pub fn escape_controls(text: &str) -> String {
+    use fmt::Write as _;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl From<bcast::BroadcastError> for CliError {
@@ -61,18 +86,29 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
                 .map(str::trim)
                 .take_while(|l| !l.is_empty())
                 .collect();
-            eprintln!("error: missing required arguments: {}", missing.join(", "));
+            eprintln!(
+                "error: missing required arguments: {}",
+                escape_controls(&missing.join(", "))
+            );
             ExitCode::from(2)
         }
         _ => {
             let text = e.to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            let mut first = lines
+                .next()
                 .unwrap_or("invalid arguments")
                 .trim_start_matches("error: ")
                 .to_string();
-            eprintln!("error: {first}");
+            // "cannot be used with:" names the other arguments on the lines after it.
+            if first.ends_with(':') {
+                let rest: Vec<&str> = lines
+                    .take_while(|l| l.starts_with(' '))
+                    .map(str::trim)
+                    .collect();
+                first = format!("{} {}", first, rest.join(", "));
+            }
+            eprintln!("error: {}", escape_controls(&first));
             ExitCode::from(2)
         }
     }
@@ -110,22 +146,47 @@ pub fn run_guarded(f: impl FnOnce() -> CliResult) -> CliResult {
     })
 }
 
-/// Parses a shape or axis list: `2,3`, `[2,3]`, `[]` or an empty string (rank 0). Values may
-/// be negative (`--axis`-like lists are checked by the library, which names the rule).
+/// Parses a shape or axis list. The grammar (the README's):
+///
+/// ```text
+/// list  = [ "[" ] [ value { "," value } ] [ "]" ]     brackets: both or neither
+/// value = [ "-" ] digit { digit }                      a decimal i64
+/// ```
+///
+/// with spaces allowed around values and brackets; an empty list (`""`, `[]`) is rank 0.
+/// Nothing else is accepted: no `+`, no empty entries, no trailing comma, no unmatched
+/// bracket. A negative value parses (the library refuses it and names its index); a value
+/// beyond i64 is refused here as too large.
 pub fn parse_int_list(text: &str) -> Result<Vec<i64>, String> {
     let t = text.trim();
-    let t = t
-        .strip_prefix('[')
-        .map_or(t, |r| r.strip_suffix(']').unwrap_or(r))
-        .trim();
-    if t.is_empty() {
+    let inner = match (t.strip_prefix('['), t.ends_with(']')) {
+        (Some(rest), true) => rest.strip_suffix(']').unwrap_or(rest).trim(),
+        (Some(_), false) => return Err(format!("'{text}' opens '[' but does not close it")),
+        (None, true) => return Err(format!("'{text}' closes ']' but does not open it")),
+        (None, false) => t,
+    };
+    if inner.is_empty() {
         return Ok(Vec::new());
     }
-    t.split(',')
+    inner
+        .split(',')
         .map(|v| {
             let v = v.trim();
-            v.parse::<i64>()
-                .map_err(|_| format!("'{v}' in '{text}' is not an integer"))
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            if v.is_empty() {
+                return Err(format!("'{text}' has an empty entry"));
+            }
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "'{v}' in '{text}' is not an integer (decimal digits, with an optional leading '-')"
+                ));
+            }
+            v.parse::<i64>().map_err(|_| {
+                format!(
+                    "'{v}' in '{text}' is too large: values must fit in a 64-bit integer (at most {})",
+                    i64::MAX
+                )
+            })
         })
         .collect()
 }
@@ -155,6 +216,33 @@ mod tests {
         assert_eq!(parse_int_list("-1").unwrap(), vec![-1]);
         assert!(parse_int_list("2,x").is_err());
         assert!(parse_int_list("2,,3").is_err());
+    }
+
+    #[test]
+    fn lists_follow_one_strict_grammar() {
+        assert_eq!(parse_int_list(" [ 3 , 4 ] ").unwrap(), vec![3, 4]);
+        assert_eq!(parse_int_list("[ ]").unwrap(), Vec::<i64>::new());
+        for bad in [
+            "+3,4", "[3,4", "3,4]", "3,4,", ",3", "3 4", "0x3", "3.0", "[[3]]", "--3", "-",
+        ] {
+            assert!(parse_int_list(bad).is_err(), "{bad} was accepted");
+        }
+        let e = parse_int_list("99999999999999999999").unwrap_err();
+        assert!(e.contains("too large") && e.contains("64-bit"), "{e}");
+        assert_eq!(
+            parse_int_list("9223372036854775807").unwrap(),
+            vec![i64::MAX]
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(
+            escape_controls("a\u{1b}[2J\rb\0c\u{9b}d\té"),
+            "a\\x1b[2J\\rb\\0c\\u{9b}d\\té"
+        );
+        let e = CliError("x\ny\u{1b}".into());
+        assert_eq!(e.to_string(), "x y\\x1b");
     }
 
     #[test]

@@ -7,9 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bcast::npy::{self, NpyError};
+use bcast::npy;
 use bcast::{Dims, Mode, Parallelism, Tensor};
 
+use super::files::{
+    check_output_file, commit_all, prepare_out_dir, read_npy, write_error, write_npy,
+};
 use super::{parse_axes, parse_shape, CliError, CliResult};
 
 /// The broadcast mode and its flags, shared by `run`, `shape` and `reduce`.
@@ -19,8 +22,13 @@ pub struct ModeArgs {
     #[arg(long, value_name = "MODE")]
     mode: Mode,
     /// Target shape as a comma list: 1,16,50,50 or [2,3]; [] or "" is rank 0.
-    #[arg(long, value_name = "SHAPE", allow_hyphen_values = true)]
-    target_shape: String,
+    #[arg(
+        long,
+        value_name = "SHAPE",
+        allow_hyphen_values = true,
+        required = true
+    )]
+    target_shape: Option<String>,
     /// Mode explicit/none only: the output axis of each data axis, e.g. 1 or 0,2
     /// (default: none, which only a rank-0 input satisfies).
     #[arg(long, value_name = "AXES", allow_hyphen_values = true)]
@@ -79,12 +87,24 @@ impl ModeArgs {
         })
     }
 
-    /// The target shape.
+    /// The target shape (required).
+    ///
+    /// # Errors
+    /// No `--target-shape`, a malformed list or a negative dim, naming `--target-shape`.
+    pub fn target_shape(&self) -> Result<Vec<usize>, CliError> {
+        self.target_shape_if_given()?
+            .ok_or_else(|| CliError("missing required arguments: --target-shape <SHAPE>".into()))
+    }
+
+    /// The target shape, if `--target-shape` was given.
     ///
     /// # Errors
     /// A malformed list or a negative dim, naming `--target-shape`.
-    pub fn target_shape(&self) -> Result<Vec<usize>, CliError> {
-        parse_shape("--target-shape", &self.target_shape)
+    pub fn target_shape_if_given(&self) -> Result<Option<Vec<usize>>, CliError> {
+        self.target_shape
+            .as_deref()
+            .map(|t| parse_shape("--target-shape", t))
+            .transpose()
     }
 }
 
@@ -97,32 +117,54 @@ fn optional_axes(flag: &str, text: Option<&str>) -> Result<Vec<usize>, CliError>
 pub struct RunArgs {
     #[command(flatten)]
     mode: ModeArgs,
-    /// The data: a .npy file of any npy element type, any byte order, C or Fortran order.
+    /// The data: a .npy file of any npy element type, any byte order, C or Fortran order;
+    /// `-` reads standard input.
     #[arg(value_name = "IN.npy")]
     input: PathBuf,
-    /// Where to write the result (same element type, C order, little-endian). Its folder must
-    /// exist; the file is replaced atomically.
+    /// Where to write the result (same element type, C order, little-endian); `-` writes
+    /// standard output. Its folder must exist; a file is replaced atomically and keeps its
+    /// mode, a symlink is written through, a device or FIFO is refused.
     #[arg(value_name = "OUT.npy")]
     output: PathBuf,
 }
 
 /// Arguments of `bcast shape`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  bcast shape --mode numpy --target-shape 2,3 --data-shape 3      prints [2,3]
+  bcast shape --multi 2,1 3 4,1,1                                 prints [4,2,3]")]
 pub struct ShapeArgs {
     #[command(flatten)]
-    mode: ModeArgs,
+    mode: Option<ModeArgs>,
     /// The data's shape as a comma list: 3 or [2,3]; [] or "" is rank 0.
     #[arg(long, value_name = "SHAPE", allow_hyphen_values = true)]
-    data_shape: String,
+    data_shape: Option<String>,
+    /// N-ary instead: the common shape of these shapes (numpy's rule, as `multi` uses it),
+    /// e.g. --multi 2,1 3.
+    #[arg(
+        long,
+        value_name = "SHAPE",
+        num_args = 1..,
+        conflicts_with_all = ["data_shape", "ModeArgs"]
+    )]
+    multi: Vec<String>,
+    /// Print {"shape": [2,3]} instead of [2,3].
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `bcast multi`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+--out-dir is created if missing (with its parents) and removed again if the call fails.
+multi refuses a folder holding outK.npy for K >= the number of inputs (left by an earlier
+call with more inputs): remove those files or choose another folder.")]
 pub struct MultiArgs {
     /// The inputs, all of one element type; each is broadcast to the common shape of all.
     #[arg(value_name = "IN.npy", required = true, num_args = 1..)]
     inputs: Vec<PathBuf>,
-    /// An existing folder: input i is written to DIR/out<i>.npy.
+    /// The folder: input i is written to DIR/out<i>.npy (created if missing).
     #[arg(long, value_name = "DIR")]
     out_dir: PathBuf,
 }
@@ -136,23 +178,48 @@ pub fn run(args: RunArgs) -> CliResult {
     let mode = args.mode.mode()?;
     let target = args.mode.target_shape()?;
     check_output_file(&args.output)?;
-    let data = read_input(&args.input)?;
+    let data = read_npy(&args.input)?;
     let plan = bcast::plan(data.shape(), &target, &mode)?;
     let out = data.run_plan(&plan, Parallelism::Auto)?;
-    npy::write_atomic(&args.output, &out).map_err(|e| write_error(&args.output, e))?;
+    write_npy(&args.output, &out)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// `bcast shape`: prints the output shape as `[2,3]` (`[]` for rank 0).
+/// `bcast shape`: prints the output shape as `[2,3]` (`[]` for rank 0), or as
+/// `{"shape": [2,3]}` with `--json`; with `--multi`, the common shape of N shapes.
 ///
 /// # Errors
 /// Bad flags or shapes, a broken broadcast rule.
 pub fn shape(args: ShapeArgs) -> CliResult {
-    let mode = args.mode.mode()?;
-    let target = args.mode.target_shape()?;
-    let data = parse_shape("--data-shape", &args.data_shape)?;
-    let out = bcast::output_shape(&data, &target, &mode)?;
-    println!("{}", Dims(out));
+    let out = if args.multi.is_empty() {
+        let Some(mode_args) = &args.mode else {
+            return Err(CliError(
+                "missing required arguments: --mode <MODE>, --target-shape <SHAPE>, --data-shape <SHAPE> (or --multi SHAPE...)".into(),
+            ));
+        };
+        let mode = mode_args.mode()?;
+        let target = mode_args.target_shape()?;
+        let data_text = args
+            .data_shape
+            .as_deref()
+            .ok_or_else(|| CliError("missing required arguments: --data-shape <SHAPE>".into()))?;
+        let data = parse_shape("--data-shape", data_text)?;
+        bcast::output_shape(&data, &target, &mode)?
+    } else {
+        let shapes = args
+            .multi
+            .iter()
+            .enumerate()
+            .map(|(i, t)| parse_shape(&format!("--multi shape {i}"), t))
+            .collect::<Result<Vec<_>, _>>()?;
+        let views: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+        bcast::broadcast_shapes(&views)?
+    };
+    if args.json {
+        println!("{}", serde_json::json!({ "shape": out }));
+    } else {
+        println!("{}", Dims(out));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -168,11 +235,14 @@ pub fn shape(args: ShapeArgs) -> CliResult {
 /// A missing DIR, an unreadable or malformed input, inputs of different element types,
 /// incompatible shapes (naming the first input that clashes), a write failure.
 pub fn multi(args: MultiArgs) -> CliResult {
-    check_out_dir(&args.out_dir)?;
+    if args.out_dir.is_dir() {
+        refuse_stale_outputs(&args.out_dir, args.inputs.len())?;
+    }
+    let out_dir = prepare_out_dir(&args.out_dir)?;
     let inputs = args
         .inputs
         .iter()
-        .map(|p| read_input(p))
+        .map(|p| read_npy(p))
         .collect::<Result<Vec<Tensor>, CliError>>()?;
     let (first, first_path) = match (inputs.first(), args.inputs.first()) {
         (Some(t), Some(p)) => (t, p),
@@ -202,24 +272,39 @@ pub fn multi(args: MultiArgs) -> CliResult {
         let out = input.run_plan(plan, Parallelism::Auto)?;
         staged.push(npy::stage(&path, &out).map_err(|e| write_error(&path, e))?);
     }
-    let total = staged.len();
-    for (done, file) in staged.into_iter().enumerate() {
-        let path = file.path().to_path_buf();
-        // A rename in one folder fails only in odd cases (a folder appeared at the path,
-        // permissions changed meanwhile); the ones already renamed cannot be undone.
-        if let Err(e) = file.commit() {
-            let already = match done {
-                0 => "no output was written".to_string(),
-                1 => "out0.npy was already written".to_string(),
-                n => format!("out0.npy..out{}.npy were already written", n - 1),
-            };
-            return Err(CliError(format!(
-                "{} (of {total} outputs; {already})",
-                write_error(&path, e).0
-            )));
-        }
-    }
+    commit_all(staged)?;
+    out_dir.keep();
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a folder holding `outK.npy` for `K >= n`: beside the new `out0..out{n-1}.npy`
+/// they would look like outputs of this call. bcast does not delete them (they may not be
+/// its own); the user does.
+fn refuse_stale_outputs(dir: &Path, n: usize) -> Result<(), CliError> {
+    let mut stale: Vec<(usize, String)> = std::fs::read_dir(dir)
+        .map_err(|e| CliError(format!("--out-dir {}: {e}", dir.display())))?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let k = name.strip_prefix("out")?.strip_suffix(".npy")?;
+            let canonical =
+                k.bytes().all(|b| b.is_ascii_digit()) && (k == "0" || !k.starts_with('0'));
+            let k: usize = k.parse().ok().filter(|_| canonical)?;
+            (k >= n).then_some((k, name))
+        })
+        .collect();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    stale.sort();
+    let names: Vec<String> = stale.into_iter().map(|(_, name)| name).collect();
+    Err(CliError(format!(
+        "--out-dir {} holds {} from an earlier call with more inputs; this call writes only out0.npy..out{}.npy, and bcast does not delete files: remove {} or use another folder",
+        dir.display(),
+        names.join(", "),
+        n.saturating_sub(1),
+        if names.len() == 1 { "it" } else { "them" }
+    )))
 }
 
 /// Names the input whose shape first clashes with the common shape of the ones before it.
@@ -230,61 +315,5 @@ fn blame_input(paths: &[PathBuf], shapes: &[&[usize]], e: bcast::BroadcastError)
     match culprit {
         Some(p) => CliError(format!("{}: {e}", p.display())),
         None => CliError::from(e),
-    }
-}
-
-fn read_input(path: &Path) -> Result<Tensor, CliError> {
-    npy::read(path).map_err(|e| match e {
-        NpyError::Io { path, source } => {
-            CliError(format!("{}: cannot read: {source}", path.display()))
-        }
-        other => CliError(format!("{}: {other}", path.display())),
-    })
-}
-
-fn write_error(path: &Path, e: NpyError) -> CliError {
-    match e {
-        NpyError::Io { path, source } => {
-            CliError(format!("{}: cannot write: {source}", path.display()))
-        }
-        other => CliError(format!("{}: {other}", path.display())),
-    }
-}
-
-/// Fails fast, before reading or computing anything, on an output path that cannot be
-/// written: a folder, or a file in a folder that does not exist. The atomic write checks
-/// again (the file system may change meanwhile).
-fn check_output_file(path: &Path) -> Result<(), CliError> {
-    if path.is_dir() {
-        return Err(CliError(format!(
-            "{}: cannot write: the output path is a folder",
-            path.display()
-        )));
-    }
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(CliError(format!(
-            "{}: cannot write: the folder {} does not exist",
-            path.display(),
-            dir.display()
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// `multi` does not create its output folder: a typo in `--out-dir` should not leave a new
-/// folder behind, and `run` does not create folders either.
-fn check_out_dir(dir: &Path) -> Result<(), CliError> {
-    if dir.is_dir() {
-        Ok(())
-    } else if dir.exists() {
-        Err(CliError(format!(
-            "--out-dir {}: not a folder",
-            dir.display()
-        )))
-    } else {
-        Err(CliError(format!(
-            "--out-dir {}: the folder does not exist (multi does not create it)",
-            dir.display()
-        )))
     }
 }

@@ -10,8 +10,12 @@
 //! big-endian input together; the format is small and its rules are tested below and, against
 //! files numpy wrote, in `tests/npy.rs`.
 
+pub(crate) mod files;
+
 use std::fs;
 use std::io::Write;
+
+pub use files::sync_dir;
 use std::path::{Path, PathBuf};
 
 use half::f16;
@@ -75,30 +79,91 @@ pub enum NpyError {
     Unwritable(DType),
 }
 
+/// numpy's own limit on the header's length (`numpy.lib.format._MAX_HEADER_SIZE`): headers
+/// longer than this many characters are refused unless the caller says otherwise
+/// ([`ReadOptions::max_header_size`], numpy's `max_header_size`).
+pub const MAX_HEADER_SIZE: usize = 10_000;
+
+/// The widest unicode dtype numpy can make: `<U536870911`, whose items are 2^31 - 4 bytes
+/// (numpy keeps an item size in a C `int`; `numpy.dtype('<U536870912')` is refused).
+pub const MAX_UNICODE_CHARS: usize = (i32::MAX as usize) / 4;
+
+/// How much a reader accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The longest header, in characters, that is read (numpy's `max_header_size`; default
+    /// [`MAX_HEADER_SIZE`]). Files written by bcast or numpy for arrays of rank above about
+    /// 3,000 need more.
+    pub max_header_size: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_header_size: MAX_HEADER_SIZE,
+        }
+    }
+}
+
 /// Reads a `.npy` file.
+///
+/// Only a regular file (or a symlink to one) is read: a FIFO, device, socket or folder is
+/// refused before a byte is read (a FIFO is opened without waiting for a writer). No more is
+/// read than the preamble, a header of at most [`MAX_HEADER_SIZE`] characters, and the data
+/// the header declares; the file's length is checked against that first.
 ///
 /// # Errors
 /// [`NpyError::Io`] naming the path, or any format error of [`from_bytes`].
 pub fn read(path: impl AsRef<Path>) -> Result<Tensor, NpyError> {
+    read_with(path, &ReadOptions::default())
+}
+
+/// [`read`] with other limits.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Tensor, NpyError> {
     let path = path.as_ref();
-    let bytes = fs::read(path).map_err(|source| NpyError::Io {
+    let io = |source| NpyError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    from_bytes(&bytes)
+    };
+    let (mut file, len) = files::open_regular(path).map_err(io)?;
+    read_stream(&mut file, Some(len), options).map_err(|e| e.at(path))
+}
+
+/// Reads one npy array from a stream (standard input, a socket): the preamble, the header and
+/// exactly the data the header declares, never more; the stream must then end. Memory grows
+/// with the bytes that arrive, never with what the header claims.
+///
+/// # Errors
+/// [`NpyError::Io`] (with `name` as its path) when reading fails, or any format error of
+/// [`from_bytes`].
+pub fn read_from(
+    mut reader: impl std::io::Read,
+    name: impl AsRef<Path>,
+    options: &ReadOptions,
+) -> Result<Tensor, NpyError> {
+    read_stream(&mut reader, None, options).map_err(|e| e.at(name.as_ref()))
 }
 
 /// Writes a `.npy` file atomically: to a temporary file in the same folder, flushed to disk,
-/// then renamed over `path`. On any error the temporary file is removed and an existing file
-/// at `path` is left as it was.
+/// then renamed over `path`, and the folder flushed so that the rename survives a power loss.
+/// On any error the temporary file is removed and an existing file at `path` is left as it
+/// was.
+///
+/// A `path` that is a symlink (or a chain of them, or one whose target does not exist yet) is
+/// written through: the temporary file goes beside the file the chain ends at, and the link
+/// stays. An existing file keeps its mode; a new one gets the umask's. Only a regular file is
+/// ever replaced: a device, FIFO or socket at `path` (or at the end of its chain) is refused.
 ///
 /// The data is streamed to the file, not built in memory first, so writing a large output
 /// needs no second output-sized buffer. The bytes are those of [`to_bytes`].
 ///
 /// # Errors
 /// [`NpyError::Unwritable`] for bf16 (before anything touches the file system);
-/// [`NpyError::Io`] naming the path, including when `path` is a folder or its folder does
-/// not exist.
+/// [`NpyError::Io`] naming the path, including when `path` is a folder, a device, FIFO or
+/// socket, its folder does not exist, or its file name is longer than 255 bytes.
 ///
 /// ```
 /// use bcast::{npy, Tensor};
@@ -164,7 +229,10 @@ pub fn stage(path: impl AsRef<Path>, tensor: &Tensor) -> Result<StagedWrite, Npy
 pub struct StagedWrite {
     /// The temporary file; `None` once renamed.
     tmp: Option<PathBuf>,
+    /// The path the caller named.
     path: PathBuf,
+    /// The file that is replaced: `path`, or the end of its symlink chain.
+    target: PathBuf,
 }
 
 impl StagedWrite {
@@ -173,21 +241,36 @@ impl StagedWrite {
         &self.path
     }
 
-    /// Renames the temporary file over the destination, replacing any file there.
+    /// Renames the temporary file over the destination, replacing a regular file there (or
+    /// the regular file a symlink there points to), then flushes the folder so that the
+    /// rename survives a power loss.
     ///
     /// # Errors
-    /// [`NpyError::Io`] naming the destination; the temporary file is then removed.
+    /// [`NpyError::Io`] naming the destination, also when something other than a regular
+    /// file has appeared there since [`stage`]; the temporary file is then removed.
     pub fn commit(mut self) -> Result<(), NpyError> {
         let Some(tmp) = self.tmp.take() else {
             return Ok(());
         };
-        fs::rename(&tmp, &self.path).map_err(|source| {
+        let io = |source| NpyError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let renamed =
+            files::check_replaceable(&self.target).and_then(|()| fs::rename(&tmp, &self.target));
+        if let Err(e) = renamed {
             let _ = fs::remove_file(&tmp);
-            NpyError::Io {
-                path: self.path.clone(),
-                source,
-            }
-        })
+            return Err(io(e));
+        }
+        files::sync_dir(parent_of(&self.target)).map_err(io)
+    }
+}
+
+/// The folder a path's file is in (`.` for a bare name).
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     }
 }
 
@@ -198,6 +281,9 @@ impl Drop for StagedWrite {
         }
     }
 }
+
+/// The longest file name, in bytes, that Linux file systems take.
+const MAX_FILE_NAME: usize = 255;
 
 /// Creates a fresh temporary file beside `path`, fills it with `fill`, flushes it to disk.
 fn stage_with(
@@ -210,18 +296,28 @@ fn stage_with(
         path: path.to_path_buf(),
         source,
     };
-    // Checked first so that the error says "folder" rather than whatever rename would say.
-    if path.is_dir() {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "the output path is a folder",
-        )));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+    // Found now, not at the rename, so that a group of staged files fails before any is
+    // renamed into place.
+    let too_long = |p: &Path| {
+        let len = p.file_name().map_or(0, |n| n.len());
+        (len > MAX_FILE_NAME).then(|| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("the file name is {len} bytes, longer than the {MAX_FILE_NAME} a file system allows"),
+            ))
+        })
     };
-    let name = path
+    if let Some(e) = too_long(path) {
+        return Err(e);
+    }
+    // A symlink is written through; a folder, device, FIFO or socket is refused.
+    let target = files::resolve_output(path).map_err(io)?;
+    if let Some(e) = too_long(&target.file) {
+        return Err(e);
+    }
+    let dir = parent_of(&target.file).to_path_buf();
+    let name = target
+        .file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
@@ -254,7 +350,12 @@ fn stage_with(
     let staged = StagedWrite {
         tmp: Some(tmp),
         path: path.to_path_buf(),
+        target: target.file.clone(),
     };
+    // An existing file keeps its mode; a new one gets the umask's.
+    if let Some(mode) = target.mode {
+        files::set_mode(&file, mode).map_err(io)?;
+    }
     fill(&mut file).and_then(|()| file.sync_all()).map_err(io)?;
     Ok(staged)
 }
@@ -276,28 +377,81 @@ enum Endian {
 
 /// Parses npy bytes into a tensor.
 ///
+/// The header may be at most [`MAX_HEADER_SIZE`] characters long, as in numpy
+/// ([`from_bytes_with`] takes another limit).
+///
 /// # Errors
 /// [`NpyError::Magic`], [`NpyError::Version`], [`NpyError::Truncated`], [`NpyError::Header`],
 /// [`NpyError::UnsupportedDtype`], [`NpyError::SizeMismatch`], [`NpyError::InvalidData`].
 pub fn from_bytes(bytes: &[u8]) -> Result<Tensor, NpyError> {
-    if bytes.is_empty() {
+    from_bytes_with(bytes, &ReadOptions::default())
+}
+
+/// [`from_bytes`] with other limits.
+///
+/// # Errors
+/// As [`from_bytes`].
+pub fn from_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<Tensor, NpyError> {
+    let mut reader = bytes;
+    read_stream(&mut reader, Some(bytes.len() as u64), options)
+}
+
+impl NpyError {
+    /// The same error, an I/O one naming `path`.
+    fn at(self, path: &Path) -> NpyError {
+        match self {
+            NpyError::Io { source, .. } => NpyError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Reads into `buf` until it is full or the reader ends; returns the bytes read.
+fn read_full(r: &mut dyn std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Reads one npy array from `r`. `known_len` is the whole input's length when it is known (a
+/// regular file, a slice): the header's claims are then checked against it before anything
+/// data-sized is allocated. Otherwise the buffers grow only with the bytes that arrive.
+fn read_stream(
+    r: &mut dyn std::io::Read,
+    known_len: Option<u64>,
+    options: &ReadOptions,
+) -> Result<Tensor, NpyError> {
+    let io = |source| NpyError::Io {
+        path: PathBuf::new(),
+        source,
+    };
+    let mut pre = [0u8; 12];
+    let n = read_full(r, &mut pre[..8]).map_err(io)?;
+    if n == 0 {
         return Err(NpyError::Truncated("the file is empty".into()));
     }
-    if bytes.len() < 8 {
-        let seen = bytes.len().min(MAGIC.len());
-        return Err(if bytes[..seen] != MAGIC[..seen] {
+    if n < 8 {
+        let seen = n.min(MAGIC.len());
+        return Err(if pre[..seen] != MAGIC[..seen] {
             NpyError::Magic
         } else {
-            NpyError::Truncated(format!(
-                "{} bytes, shorter than the 8-byte preamble",
-                bytes.len()
-            ))
+            NpyError::Truncated(format!("{n} bytes, shorter than the 8-byte preamble"))
         });
     }
-    if &bytes[..6] != MAGIC {
+    if &pre[..6] != MAGIC {
         return Err(NpyError::Magic);
     }
-    let (major, minor) = (bytes[6], bytes[7]);
+    let (major, minor) = (pre[6], pre[7]);
     let (len_size, utf8) = match (major, minor) {
         (1, 0) => (2, false),
         (2, 0) => (4, false),
@@ -305,39 +459,127 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Tensor, NpyError> {
         _ => return Err(NpyError::Version(major, minor)),
     };
     let start = 8 + len_size;
-    if bytes.len() < start {
+    if read_full(r, &mut pre[8..start]).map_err(io)? < len_size {
         return Err(NpyError::Truncated("header length field".into()));
     }
     let header_len = if len_size == 2 {
-        u16::from_le_bytes([bytes[8], bytes[9]]) as usize
+        usize::from(u16::from_le_bytes([pre[8], pre[9]]))
     } else {
-        u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
+        u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as usize
     };
-    let data_start = start
-        .checked_add(header_len)
-        .filter(|&e| e <= bytes.len())
-        .ok_or_else(|| {
-            NpyError::Truncated(format!(
+    let too_long = |chars: usize| {
+        NpyError::Header(format!(
+            "the header is {chars} {} long, more than the {} characters numpy reads (its max_header_size)",
+            if utf8 { "bytes" } else { "characters" },
+            options.max_header_size
+        ))
+    };
+    // numpy counts characters; a UTF-8 (version 3.0) character takes up to 4 bytes.
+    let max_bytes = if utf8 {
+        options.max_header_size.saturating_mul(4)
+    } else {
+        options.max_header_size
+    };
+    if header_len > max_bytes {
+        return Err(too_long(header_len));
+    }
+    let available = |len: u64, from: usize| len.saturating_sub(from as u64);
+    if let Some(len) = known_len {
+        if (header_len as u64) > available(len, start) {
+            return Err(NpyError::Truncated(format!(
                 "header declares {header_len} bytes, file has {}",
-                bytes.len() - start
-            ))
-        })?;
-    let raw = &bytes[start..data_start];
+                available(len, start)
+            )));
+        }
+    }
+    let raw = files::read_up_to(r, header_len as u64, known_len.is_some()).map_err(io)?;
+    if raw.len() < header_len {
+        return Err(NpyError::Truncated(format!(
+            "header declares {header_len} bytes, file has {}",
+            raw.len()
+        )));
+    }
     let text = if utf8 {
-        std::str::from_utf8(raw).map_err(|_| NpyError::Header("not UTF-8".into()))?
+        std::str::from_utf8(&raw).map_err(|_| NpyError::Header("not UTF-8".into()))?
     } else {
         if !raw.is_ascii() {
             return Err(NpyError::Header(
                 "not ASCII (version 1/2 headers are latin-1 text)".into(),
             ));
         }
-        std::str::from_utf8(raw).map_err(|_| NpyError::Header("not ASCII".into()))?
+        std::str::from_utf8(&raw).map_err(|_| NpyError::Header("not ASCII".into()))?
     };
+    if utf8 && text.chars().count() > options.max_header_size {
+        return Err(NpyError::Header(format!(
+            "the header is {} characters long, more than the {} characters numpy reads (its max_header_size)",
+            text.chars().count(),
+            options.max_header_size
+        )));
+    }
     let header = parse_header(text)?;
-    decode(&header, &bytes[data_start..])
+    let layout = layout(&header)?;
+    let expected = layout.bytes;
+    let data_start = start + header_len;
+    let truncated = |got: u64| {
+        NpyError::Truncated(format!(
+            "the data is {got} bytes but the header's shape {:?} of '{}' needs {expected}",
+            header.shape, header.descr
+        ))
+    };
+    let mismatch = |actual: u64| NpyError::SizeMismatch {
+        descr: header.descr.clone(),
+        shape: header.shape.clone(),
+        expected,
+        actual: usize::try_from(actual).unwrap_or(usize::MAX),
+    };
+    if let Some(len) = known_len {
+        let avail = available(len, data_start);
+        if avail < expected as u64 {
+            // A file cut short and a header claiming too much look the same; the first is
+            // the common case.
+            return Err(truncated(avail));
+        }
+        if avail > expected as u64 {
+            return Err(mismatch(avail));
+        }
+    }
+    let data = files::read_up_to(r, expected as u64, known_len.is_some()).map_err(io)?;
+    if data.len() < expected {
+        return Err(truncated(data.len() as u64));
+    }
+    // Nothing may follow the data (a file that grew since its length was taken, a stream).
+    let mut extra = [0u8; 1 << 12];
+    let mut more = read_full(r, &mut extra[..1]).map_err(io)? as u64;
+    if more > 0 {
+        if known_len.is_none() {
+            loop {
+                match r.read(&mut extra) {
+                    Ok(0) => break,
+                    Ok(k) => more += k as u64,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(io(e)),
+                }
+            }
+        }
+        return Err(mismatch(expected as u64 + more));
+    }
+    decode(&header, &layout, &data)
 }
 
-fn decode(h: &Header, data: &[u8]) -> Result<Tensor, NpyError> {
+/// What a header's dtype and shape mean for the data.
+struct Layout {
+    endian: Endian,
+    kind: char,
+    /// Bytes per item.
+    size: usize,
+    /// Items.
+    count: usize,
+    /// Bytes of data.
+    bytes: usize,
+}
+
+/// Checks a header's dtype and shape and works out how much data they declare.
+fn layout(h: &Header) -> Result<Layout, NpyError> {
     let (endian, kind, size) = parse_descr(&h.descr)?;
     let count = h
         .shape
@@ -345,27 +587,39 @@ fn decode(h: &Header, data: &[u8]) -> Result<Tensor, NpyError> {
         .try_fold(1usize, |a, &d| a.checked_mul(d))
         .filter(|&n| crate::checked_len(&h.shape).is_ok() && n <= isize::MAX as usize)
         .ok_or_else(|| NpyError::Header(format!("shape {:?} is too large", h.shape)))?;
-    let expected = count.checked_mul(size).ok_or_else(|| {
+    let bytes = count.checked_mul(size).ok_or_else(|| {
         NpyError::Header(format!("shape {:?} of '{}' is too large", h.shape, h.descr))
     })?;
-    if data.len() < expected {
-        // A file cut short and a header claiming too much look the same; the first is the
-        // common case.
-        return Err(NpyError::Truncated(format!(
-            "the data is {} bytes but the header's shape {:?} of '{}' needs {expected}",
-            data.len(),
-            h.shape,
-            h.descr
+    // A zero-width dtype (`U0`) costs no data bytes whatever the shape, so the size check
+    // does not bound it; each element still costs a `String`.
+    if kind == 'U' && size == 0 && count > MAX_ZERO_WIDTH_STRINGS {
+        return Err(NpyError::Header(format!(
+            "zero-width '{}' array of shape {:?} has {count} elements; bcast holds at most {MAX_ZERO_WIDTH_STRINGS} empty strings",
+            h.descr, h.shape
         )));
     }
-    if data.len() > expected {
-        return Err(NpyError::SizeMismatch {
-            descr: h.descr.clone(),
-            shape: h.shape.clone(),
-            expected,
-            actual: data.len(),
-        });
-    }
+    Ok(Layout {
+        endian,
+        kind,
+        size,
+        count,
+        bytes,
+    })
+}
+
+fn decode(h: &Header, layout: &Layout, data: &[u8]) -> Result<Tensor, NpyError> {
+    let &Layout {
+        endian,
+        kind,
+        size,
+        count,
+        bytes: expected,
+    } = layout;
+    debug_assert_eq!(
+        data.len(),
+        expected,
+        "the reader reads exactly the declared data"
+    );
     let dims = IxDyn(&h.shape);
     let shape = dims.set_f(h.fortran_order);
     macro_rules! numeric {
@@ -423,14 +677,6 @@ fn decode(h: &Header, data: &[u8]) -> Result<Tensor, NpyError> {
         ('f', 4) => numeric!(f32, 4, F32),
         ('f', 8) => numeric!(f64, 8, F64),
         ('U', _) => {
-            // A zero-width dtype (`U0`) costs no data bytes whatever the shape, so the size
-            // check above does not bound it; each element still costs a `String` here.
-            if size == 0 && count > MAX_ZERO_WIDTH_STRINGS {
-                return Err(NpyError::Header(format!(
-                    "zero-width '{}' array of shape {:?} has {count} elements; bcast holds at most {MAX_ZERO_WIDTH_STRINGS} empty strings",
-                    h.descr, h.shape
-                )));
-            }
             let chars = size / 4;
             let mut values = Vec::new();
             values.try_reserve_exact(count).map_err(|_| {
@@ -497,7 +743,12 @@ fn parse_descr(descr: &str) -> Result<(Endian, char, usize), NpyError> {
     let n: usize = digits.parse().map_err(|_| unsupported())?;
     let size = match kind {
         'b' | 'i' | 'u' | 'f' => n,
-        'U' => n.checked_mul(4).ok_or_else(unsupported)?,
+        'U' if n > MAX_UNICODE_CHARS => {
+            return Err(NpyError::Header(format!(
+                "dtype '{descr}' is wider than numpy's widest unicode dtype '<U{MAX_UNICODE_CHARS}' (items of at most 2^31 - 1 bytes)"
+            )))
+        }
+        'U' => n * 4,
         _ => return Err(unsupported()),
     };
     let known = matches!(
@@ -689,6 +940,23 @@ pub fn to_bytes(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
     }
     write_data(&mut out, tensor).expect("writing to a Vec cannot fail");
     Ok(out)
+}
+
+/// Writes a tensor as npy to `w` (standard output, a socket), streamed: the bytes of
+/// [`to_bytes`], without building them in memory first.
+///
+/// # Errors
+/// [`NpyError::Unwritable`] for bf16 (before anything is written); [`NpyError::Io`] with an
+/// empty path when `w` fails.
+pub fn write_to(w: &mut impl Write, tensor: &Tensor) -> Result<(), NpyError> {
+    let header = encode_header(tensor)?;
+    w.write_all(&header)
+        .and_then(|()| write_data(w, tensor))
+        .and_then(|()| w.flush())
+        .map_err(|source| NpyError::Io {
+            path: PathBuf::new(),
+            source,
+        })
 }
 
 /// The npy dtype string of a tensor: `|b1`, `<i4`, `<U5`, ...
@@ -961,7 +1229,16 @@ mod tests {
             };
             assert_eq!((start + header_len) % 64, 0);
             assert_eq!(b.len(), start + header_len + 1);
-            assert!(from_bytes(&b).unwrap().bit_equal(&t), "rank {rank}");
+            let big = ReadOptions {
+                max_header_size: 1 << 20,
+            };
+            assert!(
+                from_bytes_with(&b, &big).unwrap().bit_equal(&t),
+                "rank {rank}"
+            );
+            // numpy itself refuses these headers unless told otherwise, and so does bcast.
+            let e = from_bytes(&b).unwrap_err();
+            assert!(e.to_string().contains("max_header_size"), "{e}");
         }
         assert!(found_v2);
     }
@@ -995,6 +1272,20 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.npy")]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_name_too_long_for_a_file_system_is_refused_when_staged() {
+        let dir = std::env::temp_dir().join(format!("bcast-npy-long-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let t: Tensor = array![1u8].into_dyn().into();
+        let e = stage(dir.join(format!("{}.npy", "n".repeat(252))), &t).unwrap_err();
+        assert!(e.to_string().contains("256 bytes"), "{e}");
+        stage(dir.join(format!("{}.npy", "n".repeat(251))), &t)
+            .unwrap()
+            .commit()
+            .unwrap();
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -1052,7 +1343,12 @@ mod tests {
         );
         let e = from_bytes(&npy("<f8", false, "(99999999999999999999999,)", &[])).unwrap_err();
         assert!(matches!(e, NpyError::Header(_)), "{e}");
+        // numpy's widest unicode dtype is <U536870911; wider is refused as numpy refuses it.
         let e = from_bytes(&npy("<U999999999", false, "(1,)", &[])).unwrap_err();
+        assert!(matches!(e, NpyError::Header(_)), "{e}");
+        let e = from_bytes(&npy("<U536870912", false, "(1,)", &[])).unwrap_err();
+        assert!(e.to_string().contains("widest unicode"), "{e}");
+        let e = from_bytes(&npy("<U536870911", false, "(1,)", &[])).unwrap_err();
         assert!(matches!(e, NpyError::Truncated(_)), "{e}");
     }
 
@@ -1100,6 +1396,64 @@ mod tests {
         assert!(from_bytes(&npy("|U0", true, shape, &[])).is_err());
         let t = from_bytes(&npy("<U0", false, "(2, 3)", &[])).unwrap();
         assert!(t.bit_equal(&ArrayD::from_elem(IxDyn(&[2, 3]), String::new()).into()));
+    }
+
+    #[test]
+    fn headers_over_numpys_limit_are_refused_before_they_are_read() {
+        // A 100 MB header used to be read and parsed; numpy stops at 10,000 characters.
+        let mut v = MAGIC.to_vec();
+        v.extend_from_slice(&[2, 0]);
+        v.extend_from_slice(&100_000_000u32.to_le_bytes());
+        let e = from_bytes(&v).unwrap_err();
+        assert!(matches!(e, NpyError::Header(_)), "{e}");
+        assert!(e.to_string().contains("10000"), "{e}");
+        // 10,000 characters exactly is within numpy's limit.
+        let dict = "{'descr': '<u1', 'fortran_order': False, 'shape': (0,), }";
+        let mut text = dict.to_string();
+        text.extend(std::iter::repeat_n(' ', MAX_HEADER_SIZE - 1 - dict.len()));
+        text.push('\n');
+        let mut ok = MAGIC.to_vec();
+        ok.extend_from_slice(&[1, 0]);
+        ok.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        ok.extend_from_slice(text.as_bytes());
+        assert!(from_bytes(&ok).is_ok());
+        let mut over = MAGIC.to_vec();
+        over.extend_from_slice(&[1, 0]);
+        over.extend_from_slice(&(text.len() as u16 + 1).to_le_bytes());
+        over.extend_from_slice(text.as_bytes());
+        over.push(b' ');
+        assert!(from_bytes(&over).is_err());
+    }
+
+    #[test]
+    fn a_stream_is_read_to_the_declared_end_and_no_further() {
+        let t: Tensor = array![1u16, 2, 3].into_dyn().into();
+        let bytes = to_bytes(&t).unwrap();
+        let back = read_from(&bytes[..], "-", &ReadOptions::default()).unwrap();
+        assert!(back.bit_equal(&t));
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&[0; 5]);
+        let e = read_from(&longer[..], "-", &ReadOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                NpyError::SizeMismatch {
+                    actual: 11,
+                    expected: 6,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = read_from(&bytes[..bytes.len() - 1], "-", &ReadOptions::default()).unwrap_err();
+        assert!(matches!(e, NpyError::Truncated(_)), "{e}");
+        // A header claiming a terabyte allocates nothing of the kind from a stream.
+        let big = npy("<f8", false, "(137438953472,)", &[0; 8]);
+        let e = read_from(&big[..], "-", &ReadOptions::default()).unwrap_err();
+        assert!(matches!(e, NpyError::Truncated(_)), "{e}");
+        let mut out = Vec::new();
+        write_to(&mut out, &t).unwrap();
+        assert_eq!(out, bytes);
     }
 
     #[test]

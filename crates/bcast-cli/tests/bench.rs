@@ -1,13 +1,8 @@
 //! `bcast bench` as a user runs it: one JSON object per case with the documented keys, and
 //! one `error:` line with exit code 2 for bad arguments.
-use std::process::Command;
+mod common;
 
-fn bcast(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_bcast"))
-        .args(args)
-        .output()
-        .expect("the bcast binary runs")
-}
+use common::bcast;
 
 #[test]
 fn json_has_one_object_per_case_with_every_key() {

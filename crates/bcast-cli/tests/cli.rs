@@ -5,9 +5,11 @@
 //! or from literal values of the spec examples; never from bcast itself. Outputs are read
 //! back with `bcast::npy::read`, which `tests/npy.rs` checks against numpy.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use bcast::npy;
 use bcast::Tensor;
@@ -17,31 +19,15 @@ use serde_json::Value;
 // Harness
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/data/npy")
-        .join(name)
+    common::repo("tests/data/npy").join(name)
 }
 
 /// A fresh, empty folder for one test.
 fn scratch(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli")
-        .join(test);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).expect("scratch folder");
-    dir
+    common::scratch("cli", test)
 }
 
-fn bcast<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_bcast"))
-        .args(args)
-        .output()
-        .expect("the bcast binary runs")
-}
+use common::bcast;
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")

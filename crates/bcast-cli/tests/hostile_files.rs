@@ -10,6 +10,8 @@
 //! FIFOs, `/dev/zero`, `-`), closed pipes, hostile conformance folders and IR files. A test
 //! that needs something this machine refuses (`mknod`, `setpriv`) says so and checks nothing.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -155,15 +157,10 @@ fn the_same_run_fits_once_there_is_room() {
 // What sits at the paths
 
 fn scratch(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("paths-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("paths", test)
 }
 
-fn bcast() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bcast"))
-}
+use common::bcast_command as bcast;
 
 /// Runs `cmd`, failing the test if it has not ended after `secs` seconds (then killed).
 fn output_within(cmd: &mut Command, secs: u64) -> Output {

@@ -3,9 +3,10 @@
 //! and through `bcast ir`; every model under `conformance/ir_bad/` must be refused with the
 //! message in its error.txt. The expected files were written by conformance/ir/generate.py.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use bcast::ir::{IrError, Model};
 use bcast::{DType, Tensor};
@@ -72,10 +73,7 @@ fn case_name(case: &Path) -> String {
 
 /// A fresh folder under the target's scratch space.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ir").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("ir", name)
 }
 
 /// Fails the test with the command's stderr unless it exited 0.
@@ -87,9 +85,7 @@ fn assert_succeeded(run: &std::process::Output) {
     );
 }
 
-fn bcast_cli() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_bcast"))
-}
+use common::bcast_command as bcast_cli;
 
 #[test]
 fn the_suite_has_every_kind_of_case_the_issue_asks_for() {

@@ -1,24 +1,17 @@
 //! `bcast reduce` as a user runs it: an npy gradient reduced to the data's shape, and one
 //! `error:` line with exit code 2 (and no output file) for every bad input.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use bcast::Tensor;
 use ndarray::{array, Array, IxDyn};
 
-fn bcast(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_bcast"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::bcast;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bcast-reduce-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("reduce", name)
 }
 
 #[test]

@@ -13,6 +13,7 @@
 use half::{bf16, f16};
 
 use crate::element::Element;
+use crate::exec::isa::Avx2;
 
 /// Terms summed in eight lanes before the lanes are combined (numpy's pairwise block).
 pub(crate) const BLOCK: usize = 128;
@@ -115,47 +116,49 @@ pub trait Sum: Element + Copy {
     }
 }
 
-/// The sum of at most [`RUN_LEAF`] contiguous terms ([`Sum::leaf_sum`]), in AVX2 when the
-/// CPU has it.
+/// The sum of at most [`RUN_LEAF`] contiguous terms ([`Sum::leaf_sum`]), in AVX2 when `isa`
+/// holds the token.
 #[inline]
-pub(crate) fn sum_leaf<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+pub(crate) fn sum_leaf<T: Sum>(isa: Option<Avx2>, src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU has AVX2 and F16C (just checked), all `sum_leaf_avx2` requires.
-        return unsafe { sum_leaf_avx2(src, buf) };
+    if let Some(token) = isa {
+        // SAFETY: the token proves the CPU has AVX2 and F16C, all `sum_leaf_avx2` requires.
+        return unsafe { sum_leaf_avx2(token, src, buf) };
     }
+    let _ = isa;
     T::leaf_sum(src, buf)
 }
 
 /// [`sum_leaf`] compiled for AVX2: the same operations in the same order, twice as wide.
 ///
 /// # Safety
-/// The CPU must support AVX2 and F16C.
+/// The CPU must support AVX2 and F16C (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn sum_leaf_avx2<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+unsafe fn sum_leaf_avx2<T: Sum>(_: Avx2, src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
     T::leaf_sum(src, buf)
 }
 
 /// `acc[x]` = the sum of `rows[..][x]` (a tree for eight rows, else in row order); every row is at least
 /// `acc.len()` long and there are 1 to 8 rows.
 #[inline]
-pub(crate) fn sum_rows<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+pub(crate) fn sum_rows<T: Sum>(isa: Option<Avx2>, acc: &mut [T::Acc], rows: &[&[T]]) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU has AVX2 and F16C (just checked), all `sum_rows_avx2` requires.
-        return unsafe { sum_rows_avx2(acc, rows) };
+    if let Some(token) = isa {
+        // SAFETY: the token proves the CPU has AVX2 and F16C, all `sum_rows_avx2` requires.
+        return unsafe { sum_rows_avx2(token, acc, rows) };
     }
+    let _ = isa;
     sum_rows_body(acc, rows)
 }
 
 /// [`sum_rows`] compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must support AVX2 and F16C.
+/// The CPU must support AVX2 and F16C (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn sum_rows_avx2<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+unsafe fn sum_rows_avx2<T: Sum>(_: Avx2, acc: &mut [T::Acc], rows: &[&[T]]) {
     sum_rows_body(acc, rows)
 }
 
@@ -178,14 +181,6 @@ pub(crate) fn add_acc<A: Acc>(acc: &mut [A], other: &[A]) {
     for (a, &b) in acc.iter_mut().zip(other) {
         *a = a.add(b);
     }
-}
-
-/// AVX2 and F16C (every AVX2 CPU has F16C; both are checked): the leaves are compiled
-/// for them, so the F16C conversion inlines into them.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("f16c")
 }
 
 /// Independent accumulators of a contiguous sum: enough to keep the vector adders busy
@@ -333,9 +328,9 @@ impl Sum for f16 {
 #[inline(always)]
 fn widen_f16_row(dst: &mut [f32], src: &[f16]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the CPU has F16C and AVX (just checked), all `widen_f16c` requires.
-        unsafe { widen_f16c(dst, src) };
+    if let Some(token) = Avx2::detect() {
+        // SAFETY: the token proves the CPU has F16C and AVX, all `widen_f16c` requires.
+        unsafe { widen_f16c(token, dst, src) };
         return;
     }
     for (d, s) in dst.iter_mut().zip(src) {
@@ -344,10 +339,10 @@ fn widen_f16_row(dst: &mut [f32], src: &[f16]) {
 }
 
 /// # Safety
-/// The CPU must support F16C and AVX.
+/// The CPU must support F16C and AVX (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,f16c")]
-unsafe fn widen_f16c(dst: &mut [f32], src: &[f16]) {
+unsafe fn widen_f16c(_: Avx2, dst: &mut [f32], src: &[f16]) {
     use std::arch::x86_64::{__m128i, _mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
     let n = dst.len().min(src.len());
     let mut i = 0;
@@ -407,9 +402,18 @@ mod tests {
     #[test]
     fn integers_wrap_in_their_own_type() {
         let mut buf = [0; BLOCK];
-        assert_eq!(sum_leaf::<i8>(&[100, 100, 100], &mut buf), 44);
-        assert_eq!(sum_leaf::<u8>(&[255; 9], &mut [0; BLOCK]), 247);
-        assert_eq!(sum_leaf::<i64>(&[i64::MAX, 1], &mut [0; BLOCK]), i64::MIN);
+        assert_eq!(
+            sum_leaf::<i8>(Avx2::detect(), &[100, 100, 100], &mut buf),
+            44
+        );
+        assert_eq!(
+            sum_leaf::<u8>(Avx2::detect(), &[255; 9], &mut [0; BLOCK]),
+            247
+        );
+        assert_eq!(
+            sum_leaf::<i64>(Avx2::detect(), &[i64::MAX, 1], &mut [0; BLOCK]),
+            i64::MIN
+        );
     }
 
     #[test]
@@ -418,7 +422,7 @@ mod tests {
         // away; in f32 they count.
         let mut v = vec![f16::from_f32(2048.0)];
         v.extend(std::iter::repeat_n(f16::ONE, 100));
-        assert_eq!(sum_leaf(&v, &mut [0.0; BLOCK]), 2148.0);
+        assert_eq!(sum_leaf(Avx2::detect(), &v, &mut [0.0; BLOCK]), 2148.0);
         let mut acc = [0f32; 3];
         <bf16 as Sum>::set_row(&mut acc, &[bf16::from_f32(256.0); 3]);
         <bf16 as Sum>::add_row(&mut acc, &[bf16::ONE; 3]);
@@ -479,6 +483,6 @@ mod tests {
     fn f32_accumulates_in_f64() {
         // 2^24 + 1 is not an f32; the f64 accumulator keeps it until the final rounding.
         let v = [16_777_216f32, 1.0, 1.0];
-        assert_eq!(sum_leaf(&v, &mut [0.0; BLOCK]), 16_777_218.0);
+        assert_eq!(sum_leaf(None, &v, &mut [0.0; BLOCK]), 16_777_218.0);
     }
 }

@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::layout::{Axes, Inner, Layout, Odometer};
-use super::sum::{add_acc, sum_leaf, sum_rows, Acc, Sum, BLOCK, RUN_LEAF};
+use super::sum::{add_acc_wide, sum_leaf, sum_rows, sum_runs, Acc, Sum, BLOCK, RUN_LEAF};
 use crate::exec::isa::Avx2;
 /// Gradient elements per parallel task at least (output elements are batched up to it).
 const TASK_MIN: usize = 1 << 15;
@@ -180,6 +180,11 @@ impl<T: Sum> Task<'_, T> {
             if j > 0 {
                 pos.advance();
             }
+            if run <= RUN_LEAF {
+                // Short runs: the whole slab in one call (`run` is then one leaf).
+                sum_runs(self.isa, self.grad, offsets, pos.offset(), run, slab, buf);
+                continue;
+            }
             for (sum, &base) in slab.iter_mut().zip(offsets.iter()) {
                 let start = base + pos.offset();
                 *sum = self.run(&self.grad[start..start + run], buf);
@@ -281,7 +286,7 @@ impl<T: Sum> Task<'_, T> {
             self.rows(base, rows, w, lo, mid, acc, rest);
             self.rows(base, rows, w, mid, hi, tmp, rest);
         }
-        add_acc(acc, tmp);
+        add_acc_wide(self.isa, acc, tmp);
     }
 
     /// For narrow kept rows under a summed axis: that axis read `l` rows at a time, as one
@@ -342,14 +347,15 @@ impl<T: Sum> Task<'_, T> {
             let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
             let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
             self.rows(start, &wide.rest, rest_w, 0, n_rest, rest_acc, rest_scratch);
-            add_acc(acc, rest_acc);
+            add_acc_wide(self.isa, acc, rest_acc);
         }
         // Fold the `l` side-by-side rows pairwise: row i += row i + upper.
         let mut k = wide.l;
         while k > 1 {
             let upper = k.div_ceil(2);
             let (low, high) = acc.split_at_mut(upper * width);
-            add_acc(
+            add_acc_wide(
+                self.isa,
                 &mut low[..(k - upper) * width],
                 &high[..(k - upper) * width],
             );

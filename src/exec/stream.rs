@@ -64,7 +64,7 @@ pub fn fill_streaming<T: bytemuck::Pod>(dst: &mut [T], value: T) {
     }
     let (first, rest) = dst.split_at_mut(head);
     first.fill(value);
-    let lines = rest.len() * size / LINE;
+    let lines = std::mem::size_of_val(rest) / LINE;
     let (body, tail) = rest.split_at_mut(lines * LINE / size);
     tail.fill(value);
     let mut pattern = [0u8; LINE];

@@ -6,7 +6,7 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 
 use crate::element::Element;
 use crate::error::{BroadcastError, Dims};
-use crate::exec::Parallelism;
+use crate::exec::{self, Parallelism};
 use crate::mode::Mode;
 use crate::plan::StridePlan;
 use crate::planners::{self, plan_multi};
@@ -164,8 +164,8 @@ pub fn run_plan<T: Element>(
     par: Parallelism<'_>,
 ) -> Result<ArrayD<T>, BroadcastError> {
     check_source(plan, &data)?;
-    let src = contiguous(&data);
-    let values = T::run_plan(plan, &src, par)?;
+    let (plan, src) = &contiguous(plan, &data)?;
+    let values = T::run_plan(plan, src, par)?;
     Ok(ArrayD::from_shape_vec(IxDyn(plan.output_shape()), values)
         .expect("the plan's length is the product of its output shape"))
 }
@@ -202,11 +202,11 @@ fn write_into<T: Element>(
             actual: Dims(out.shape().to_vec()),
         });
     }
-    let src = contiguous(data);
+    let (plan, src) = &contiguous(plan, data)?;
     match out.as_slice_mut() {
-        Some(dst) => T::run_plan_into(plan, &src, dst, par),
+        Some(dst) => T::run_plan_into(plan, src, dst, par),
         None => {
-            let values = T::run_plan(plan, &src, par)?;
+            let values = T::run_plan(plan, src, par)?;
             let tmp = ArrayViewD::from_shape(IxDyn(plan.output_shape()), &values)
                 .expect("the plan's length is the product of its output shape");
             out.assign(&tmp);
@@ -216,20 +216,17 @@ fn write_into<T: Element>(
 }
 
 fn check_source<T>(plan: &StridePlan, data: &ArrayViewD<'_, T>) -> Result<(), BroadcastError> {
-    if !data.shape().iter().eq(plan.source_shape()) {
-        return Err(BroadcastError::SourceShape {
-            expected: Dims(plan.source_shape().to_vec()),
-            actual: Dims(data.shape().to_vec()),
-        });
-    }
-    Ok(())
+    exec::check_shape(plan.source_shape(), data.shape(), |expected, actual| {
+        BroadcastError::SourceShape { expected, actual }
+    })
 }
 
-/// The data in row-major order: borrowed when it already is, copied otherwise (the copy is
-/// input-sized, which is at most output-sized).
-fn contiguous<'a, T: Clone>(data: &'a ArrayViewD<'_, T>) -> Cow<'a, [T]> {
-    match data.as_slice() {
-        Some(s) => Cow::Borrowed(s),
-        None => Cow::Owned(data.iter().cloned().collect()),
-    }
+/// The plan to run and the data in the row-major order it reads: both borrowed when `data`
+/// is row-major; axes of stride 0 read as size-1 axes the plan stretches (never expanded);
+/// any other layout copied, fallibly (see `exec::broadcast_source`).
+fn contiguous<'p, 'a, T: Clone>(
+    plan: &'p StridePlan,
+    data: &ArrayViewD<'a, T>,
+) -> Result<(Cow<'p, StridePlan>, Cow<'a, [T]>), BroadcastError> {
+    exec::broadcast_source(plan, data)
 }

@@ -145,6 +145,19 @@ fn check_spec<T: Sample>(
     let serial = run_plan(&plan, data.view(), Parallelism::Serial).unwrap();
     assert_same(serial.as_slice().unwrap(), &want, &what("serial"));
     assert_eq!(serial.shape(), plan.output_shape());
+    // The streaming-store path (an L1 window streamed out), forced whatever the size.
+    let streaming = Tuning {
+        stream_stores: Some(true),
+        ..Tuning::default()
+    };
+    let got = with_tuning(streaming, || {
+        run_plan(&plan, data.view(), Parallelism::Serial)
+    });
+    assert_same(
+        got.unwrap().as_slice().unwrap(),
+        &want,
+        &what("serial, streaming"),
+    );
 
     for (p, pool) in pools.iter().enumerate() {
         let par = Parallelism::Pool(pool);
@@ -157,13 +170,26 @@ fn check_spec<T: Sample>(
         };
         let got = with_tuning(split_all, || run_plan(&plan, data.view(), par)).unwrap();
         assert_same(got.as_slice().unwrap(), &want, &what("default chunks"));
+        let split_streaming = Tuning {
+            stream_stores: Some(true),
+            ..split_all
+        };
+        let got = with_tuning(split_streaming, || run_plan(&plan, data.view(), par)).unwrap();
+        assert_same(
+            got.as_slice().unwrap(),
+            &want,
+            &what("default chunks, streaming"),
+        );
         for (c, &chunk) in chunks.iter().enumerate() {
+            // Every other chunking also takes the streaming-store path.
+            let stream = (p + c / 2) % 2 == 1;
             let tuning = Tuning {
                 chunk_elems: Some(chunk),
+                stream_stores: Some(stream),
                 ..Tuning::default()
             };
             let threads = pool.current_num_threads();
-            let how = format!("{threads} threads, chunks of {chunk}");
+            let how = format!("{threads} threads, chunks of {chunk}, streaming {stream}");
             // Alternate between the allocating path and a caller buffer (pre-filled with
             // other values, so an unwritten slot shows).
             if (p + c) % 2 == 0 {
@@ -360,7 +386,7 @@ fn injected_panic(chunk: usize) -> Tuning {
     Tuning {
         chunk_elems: Some(64),
         panic_in_chunk: Some(chunk),
-        serial_below_bytes: None,
+        ..Tuning::default()
     }
 }
 
@@ -409,4 +435,52 @@ fn serial_never_splits_even_with_the_knob() {
         broadcast_with(data.view(), &[3, 1000], &Mode::Numpy, Parallelism::Serial)
     });
     assert!(r.is_ok());
+}
+
+/// A view with axes of stride 0 (ndarray's own `broadcast`) is read as it is: never expanded
+/// into a row-major copy first. The values match a broadcast of the one-value source.
+#[test]
+fn a_stride_0_view_is_read_without_expanding_it() {
+    let base = ArrayD::from_shape_vec(IxDyn(&[3, 1]), vec![1u16, 2, 3]).unwrap();
+    let view = base.broadcast(IxDyn(&[2, 3, 5])).unwrap();
+    assert!(view.strides().contains(&0));
+    let want = bcast::broadcast(base.view(), &[4, 2, 3, 5], &Mode::Numpy).unwrap();
+    for par in [Parallelism::Serial, Parallelism::Auto] {
+        let got = broadcast_with(view.view(), &[4, 2, 3, 5], &Mode::Numpy, par).unwrap();
+        assert_eq!(got, want);
+        let mut out = ArrayD::<u16>::zeros(IxDyn(&[4, 2, 3, 5]));
+        broadcast_into_with(
+            view.view(),
+            &[4, 2, 3, 5],
+            &Mode::Numpy,
+            out.view_mut(),
+            par,
+        )
+        .unwrap();
+        assert_eq!(out, want);
+    }
+    // Explicit axes: the repeated axis is mapped, not new.
+    let got = broadcast_with(
+        view.view(),
+        &[2, 7, 3, 5],
+        &Mode::Explicit {
+            axes_mapping: vec![0, 2, 3],
+        },
+        Parallelism::Serial,
+    )
+    .unwrap();
+    assert!(got.indexed_iter().all(|(i, &v)| v == base[[i[2], 0]]));
+}
+
+/// Issue 14: a `[2^24, 2^24]` view of one value used to abort in the row-major copy of the
+/// input (a PiB). Now the input is one element and the output's allocation fails cleanly.
+#[test]
+fn a_huge_stride_0_view_is_an_allocation_error_not_an_abort() {
+    let one = ArrayD::from_elem(IxDyn(&[1]), 1.5f32);
+    let n = 1usize << 24;
+    let view = one.broadcast(IxDyn(&[n, n])).unwrap();
+    let r = bcast::broadcast(view.view(), &[n, n], &Mode::Numpy);
+    assert!(matches!(r, Err(BroadcastError::Allocation { .. })), "{r:?}");
+    let r = bcast::broadcast(view.view(), &[1, n, n], &Mode::Bidirectional);
+    assert!(matches!(r, Err(BroadcastError::Allocation { .. })), "{r:?}");
 }

@@ -615,3 +615,29 @@ fn conformance_cases_pass() {
 }
 
 // --- the command line ---
+
+/// A gradient with axes of stride 0 is reduced like its row-major copy.
+#[test]
+fn a_stride_0_gradient_reduces_like_its_copy() {
+    let base = ArrayD::from_shape_vec(IxDyn(&[1, 70]), (0..70).map(f64::from).collect()).unwrap();
+    let g = base.broadcast(IxDyn(&[300, 70])).unwrap();
+    let copy = g.to_owned();
+    let a = reduce_to_inputs(g.view(), &[&[300, 1], &[70]]).unwrap();
+    let b = reduce_to_inputs(copy.view(), &[&[300, 1], &[70]]).unwrap();
+    assert_eq!(a, b);
+    let a = reduce_to_input(g.view(), &[70], &[300, 70], &Mode::Numpy).unwrap();
+    assert_eq!(a, b[1]);
+}
+
+/// Issue 14: a `[2^24, 2^24]` gradient of one value used to abort in `as_standard_layout`
+/// (a PiB of copy). The row-major copy is now allocated fallibly.
+#[test]
+fn a_huge_stride_0_gradient_is_an_allocation_error_not_an_abort() {
+    let one = ArrayD::from_elem(IxDyn(&[1]), 0.5f32);
+    let n = 1usize << 24;
+    let g = one.broadcast(IxDyn(&[n, n])).unwrap();
+    let r = reduce_to_inputs(g.view(), &[&[n, 1], &[1, n]]);
+    assert!(matches!(r, Err(BroadcastError::Allocation { .. })), "{r:?}");
+    let r = reduce_to_input(g.view(), &[n], &[n, n], &Mode::Numpy);
+    assert!(matches!(r, Err(BroadcastError::Allocation { .. })), "{r:?}");
+}

@@ -7,10 +7,21 @@
 //! its output the same way (a caller's rayon pool respected).
 
 mod fresh;
+mod guard;
+pub(crate) mod isa;
+mod machine;
 mod parallel;
+mod source;
+mod stream;
 
 pub use fresh::advise_huge_pages;
+pub(crate) use guard::guarded;
+pub use machine::{Machine, Policy};
+pub(crate) use parallel::stream_stores;
 pub use parallel::{for_each_chunk, threads, with_tuning, Tuning};
+pub(crate) use source::{broadcast_source, check_shape, row_major};
+pub(crate) use stream::copy_streaming;
+pub use stream::{fill_streaming, streaming_available};
 
 /// A string clone allocates; for chunking, count it as about this many bytes of plain writes.
 pub const STRING_COST_BYTES: usize = 256;

@@ -1,28 +1,23 @@
 //! Splitting the flat output into contiguous chunks and running them on rayon.
 //!
 //! Each chunk is an independent range of the output: its writer finds its starting position
-//! once and walks from there, so chunks need not fall on row boundaries. Below
-//! [`SERIAL_BELOW_BYTES`] the pool is never touched.
+//! once and walks from there, so chunks need not fall on row boundaries. How many threads,
+//! how large the chunks and when to stay on the calling thread come from the machine
+//! ([`Policy`]).
+//!
+//! The hand-off: the calling thread opens an `in_place_scope` on the pool, spawns one job per
+//! extra thread, and then works itself; every participant claims the next chunk from a shared
+//! list until none is left. So there is no tree of `join` splits (each waking one thread), the
+//! caller's core is not idle while the others wake, and a thread that wakes late finds less
+//! left to do. Which thread writes a chunk never changes what is written.
 
 use std::cell::Cell;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
-use rayon::prelude::*;
-
+use super::guard::guarded;
+use super::machine::{Policy, MIN_CHUNK_BYTES};
 use super::Parallelism;
 use crate::error::BroadcastError;
-
-/// Outputs smaller than this run on the calling thread. Measured on the 2-vCPU development VM
-/// (fill and 3-byte-pattern cases, serial against 2 threads with the default chunking):
-/// handing work to rayon costs about 13 us there (a 1 MiB output took 14 us serially and
-/// 27 us in parallel), and a second core adds only 1.2-1.8x of memory bandwidth, so 2 MiB
-/// outputs still ran at 0.75-0.92 of serial speed and 4 MiB ones at 0.8-1.7; from 8 MiB on
-/// parallel won in most runs.
-pub(crate) const SERIAL_BELOW_BYTES: usize = 4 << 20;
-
-/// No chunk is smaller than this, so the per-chunk start-up (one division per axis, a task
-/// hand-off) stays well below a percent of the chunk's work.
-pub(crate) const MIN_CHUNK_BYTES: usize = 128 * 1024;
 
 /// Chunks per thread: a few, so a thread slowed by another process does not hold up the end.
 pub(crate) const CHUNKS_PER_THREAD: usize = 4;
@@ -42,9 +37,13 @@ pub struct Tuning {
     /// Panic inside the worker that writes chunk number `n` (to test that a worker's panic
     /// becomes [`BroadcastError::WorkerPanicked`]).
     pub panic_in_chunk: Option<usize>,
-    /// Split outputs from this many bytes on, with the default chunking (instead of
-    /// [`SERIAL_BELOW_BYTES`]), so tests reach the default chunking with small outputs.
+    /// Split outputs from this many bytes on, with the default chunking (instead of the
+    /// machine's [`Policy::serial_below_bytes`]), so tests reach the default chunking with
+    /// small outputs.
     pub serial_below_bytes: Option<usize>,
+    /// Force non-temporal (streaming) stores on or off for plain-data outputs, whatever
+    /// their size (`None`: the machine's [`Policy::stream_from_bytes`] decides).
+    pub stream_stores: Option<bool>,
 }
 
 impl Tuning {
@@ -52,6 +51,7 @@ impl Tuning {
         chunk_elems: None,
         panic_in_chunk: None,
         serial_below_bytes: None,
+        stream_stores: None,
     };
 }
 
@@ -81,6 +81,15 @@ pub fn threads(par: Parallelism<'_>) -> usize {
     }
 }
 
+/// Whether a plain-data output of `bytes` is written with non-temporal stores: from the
+/// machine's [`Policy::stream_from_bytes`] on, unless a [`Tuning`] forces it.
+pub(crate) fn stream_stores(bytes: usize) -> bool {
+    TUNING
+        .with(Cell::get)
+        .stream_stores
+        .unwrap_or_else(|| bytes >= Policy::get().stream_from_bytes)
+}
+
 /// Calls `write(start, chunk)` over `dst` cut into contiguous chunks (`start` is the chunk's
 /// first element index), in parallel when `par` and the size allow it.
 ///
@@ -102,53 +111,69 @@ where
 {
     let tuning = TUNING.with(Cell::get);
     let bytes = dst.len().saturating_mul(cost_bytes);
-    let serial = match par {
-        Parallelism::Serial => true,
-        _ => {
-            let serial_below = tuning.serial_below_bytes.unwrap_or(SERIAL_BELOW_BYTES);
-            tuning.chunk_elems.is_none() && (bytes < serial_below || threads(par) <= 1)
-        }
+    let policy = Policy {
+        serial_below_bytes: tuning
+            .serial_below_bytes
+            .unwrap_or(Policy::get().serial_below_bytes),
+        ..Policy::get()
     };
-    if serial {
+    let threads = match par {
+        Parallelism::Serial => 1,
+        _ if tuning.chunk_elems.is_some() => threads(par).max(2),
+        _ => policy.threads_for(bytes, threads(par)),
+    };
+    if threads <= 1 {
         write(0, dst);
         return Ok(());
     }
     let chunks = match tuning.chunk_elems {
         Some(n) => split_even(dst, n.max(1)),
-        None => split(dst, cost_bytes, threads(par)),
+        None => split(dst, cost_bytes, threads, policy.max_chunk_bytes),
     };
-    let run = || {
-        chunks
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(i, (start, chunk))| {
-                if tuning.panic_in_chunk == Some(i) {
-                    panic!("injected panic in chunk {i}");
-                }
-                write(start, chunk);
-            });
+    let jobs = threads.min(chunks.len());
+    let next = Mutex::new(chunks.into_iter().enumerate());
+    let work = || loop {
+        // A poisoned lock means another participant panicked inside `write`, never while
+        // holding the lock; the list itself is intact.
+        let claimed = next.lock().unwrap_or_else(|e| e.into_inner()).next();
+        let Some((i, (start, chunk))) = claimed else {
+            return;
+        };
+        if tuning.panic_in_chunk == Some(i) {
+            panic!("injected panic in chunk {i}");
+        }
+        write(start, chunk);
     };
-    catch_unwind(AssertUnwindSafe(|| match par {
-        Parallelism::Pool(pool) => pool.install(run),
-        _ => run(),
-    }))
-    .map_err(|payload| BroadcastError::WorkerPanicked {
-        reason: payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "non-text panic payload".into()),
+    let work = &work;
+    guarded(|| match par {
+        Parallelism::Pool(pool) => pool.in_place_scope(|scope| {
+            for _ in 1..jobs {
+                scope.spawn(move |_| work());
+            }
+            work();
+        }),
+        _ => rayon::in_place_scope(|scope| {
+            for _ in 1..jobs {
+                scope.spawn(move |_| work());
+            }
+            work();
+        }),
     })
 }
 
 /// Chunk length in elements for `len` elements of `elem_bytes` on `threads` threads: a few
-/// chunks per thread, none under [`MIN_CHUNK_BYTES`], whole pages when the element size
-/// divides a page.
-pub(crate) fn chunk_elems(len: usize, elem_bytes: usize, threads: usize) -> usize {
+/// chunks per thread, none under [`MIN_CHUNK_BYTES`] nor over `max_chunk_bytes` (one core's
+/// cache), whole pages when the element size divides a page.
+pub(crate) fn chunk_elems(
+    len: usize,
+    elem_bytes: usize,
+    threads: usize,
+    max_chunk_bytes: usize,
+) -> usize {
     let elem_bytes = elem_bytes.max(1);
     let bytes = len.saturating_mul(elem_bytes);
     let target = bytes / threads.max(1).saturating_mul(CHUNKS_PER_THREAD).max(1);
-    let chunk_bytes = target.max(MIN_CHUNK_BYTES);
+    let chunk_bytes = target.min(max_chunk_bytes).max(MIN_CHUNK_BYTES);
     if CHUNK_ALIGN_BYTES % elem_bytes == 0 {
         chunk_bytes.next_multiple_of(CHUNK_ALIGN_BYTES) / elem_bytes
     } else {
@@ -158,8 +183,13 @@ pub(crate) fn chunk_elems(len: usize, elem_bytes: usize, threads: usize) -> usiz
 
 /// Cuts `dst` into chunks of [`chunk_elems`] whose edges fall on page-aligned addresses (the
 /// first chunk absorbs the unaligned head) when `cost_bytes` is the element size.
-fn split<S>(dst: &mut [S], cost_bytes: usize, threads: usize) -> Vec<(usize, &mut [S])> {
-    let chunk = chunk_elems(dst.len(), cost_bytes, threads);
+fn split<S>(
+    dst: &mut [S],
+    cost_bytes: usize,
+    threads: usize,
+    max_chunk_bytes: usize,
+) -> Vec<(usize, &mut [S])> {
+    let chunk = chunk_elems(dst.len(), cost_bytes, threads, max_chunk_bytes);
     let elem_bytes = std::mem::size_of::<S>();
     let head = if elem_bytes == cost_bytes && elem_bytes > 0 && CHUNK_ALIGN_BYTES % elem_bytes == 0
     {
@@ -198,7 +228,7 @@ mod tests {
     #[test]
     fn chunks_cover_the_output_in_order() {
         let mut v = vec![0u32; 1_000_003];
-        let chunks = split(&mut v[1..], 4, 2);
+        let chunks = split(&mut v[1..], 4, 2, 1 << 20);
         assert!(chunks.len() >= 2);
         let mut next = 0;
         for (start, c) in &chunks {
@@ -214,9 +244,10 @@ mod tests {
 
     #[test]
     fn chunks_are_never_below_the_minimum() {
-        assert_eq!(chunk_elems(1 << 20, 1, 64), MIN_CHUNK_BYTES);
-        assert!(chunk_elems(64 << 20, 4, 2) * 4 >= (64 << 20) / 8);
-        assert!(chunk_elems(10, 24, 2) >= 1);
+        assert_eq!(chunk_elems(1 << 20, 1, 64, 1 << 20), MIN_CHUNK_BYTES);
+        assert_eq!(chunk_elems(64 << 20, 4, 2, 1 << 20) * 4, 1 << 20);
+        assert!(chunk_elems(64 << 20, 4, 2, 64 << 20) * 4 >= (64 << 20) / 8);
+        assert!(chunk_elems(10, 24, 2, 1 << 20) >= 1);
     }
 
     #[test]
@@ -229,7 +260,7 @@ mod tests {
         let tuning = Tuning {
             chunk_elems: Some(7),
             panic_in_chunk: Some(3),
-            serial_below_bytes: None,
+            ..Tuning::default()
         };
         let r = with_tuning(tuning, || {
             for_each_chunk(&mut v, 1, Parallelism::Pool(&pool), |_, c| c.fill(1))

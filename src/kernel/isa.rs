@@ -10,26 +10,22 @@
 use super::program::Program;
 use super::slot::Slot;
 use super::walk::write_range;
+use crate::exec::isa::Avx2;
 
 /// Which compiled copy of the walk to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Isa {
     /// The baseline build.
     Baseline,
-    /// The AVX2 build (only chosen when the CPU has AVX2).
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
+    /// The AVX2 build; the token proves the CPU runs it.
+    Avx2(Avx2),
 }
 
 impl Isa {
-    /// The widest copy this CPU runs (`std` caches the CPUID answer).
+    /// The widest copy this CPU runs.
     #[inline]
     pub(crate) fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Isa::Avx2;
-        }
-        Isa::Baseline
+        Avx2::detect().map_or(Isa::Baseline, Isa::Avx2)
     }
 
     /// [`write_range`] with this copy of the code.
@@ -43,9 +39,8 @@ impl Isa {
     ) {
         match self {
             Isa::Baseline => write_range(program, src, dst, start),
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Avx2` is only produced by `detect` after the CPU reported AVX2.
-            Isa::Avx2 => unsafe { write_range_avx2(program, src, dst, start) },
+            // SAFETY: an `Avx2` token exists only where the CPU reported AVX2.
+            Isa::Avx2(token) => unsafe { write_range_avx2(token, program, src, dst, start) },
         }
     }
 }
@@ -53,10 +48,26 @@ impl Isa {
 /// [`write_range`] compiled with AVX2 (everything it calls is `#[inline(always)]`).
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support AVX2 (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn write_range_avx2<S: Slot>(
+    _: Avx2,
+    program: &Program<'_>,
+    src: &[S::Value],
+    dst: &mut [S],
+    start: usize,
+) {
+    write_range(program, src, dst, start);
+}
+
+/// Off x86_64 no token is ever made; this only keeps the match whole.
+///
+/// # Safety
+/// None needed.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn write_range_avx2<S: Slot>(
+    _: Avx2,
     program: &Program<'_>,
     src: &[S::Value],
     dst: &mut [S],

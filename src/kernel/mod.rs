@@ -10,8 +10,11 @@
 //!   every row at least a few hundred bytes long;
 //! - `walk` walks the outer axes with an odometer (additions only) and `rows` writes each
 //!   row with store loops and `memcpy`;
-//! - `parallel` cuts the flat output into contiguous chunks of at least 128 KiB, a few per
-//!   thread; each chunk finds its start position once. Outputs under 4 MiB never touch rayon.
+//! - `crate::exec` cuts the flat output into contiguous chunks (at least 128 KiB, at most a
+//!   core's cache, a few per thread) and hands them to threads when the machine's policy
+//!   says the output is large enough; each chunk finds its start position once;
+//! - outputs larger than twice the last-level cache go through an L1 window and are
+//!   streamed out with non-temporal stores.
 //!
 //! Element sizes 1, 2, 4 and 8 share this one path (`f32`, `i32` and `u32` are all 4-byte
 //! lanes), compiled twice (`isa`: baseline and AVX2, chosen at run time); strings take the
@@ -20,7 +23,7 @@
 use std::mem::MaybeUninit;
 
 use crate::error::BroadcastError;
-use crate::exec::{for_each_chunk, Parallelism, STRING_COST_BYTES};
+use crate::exec::{copy_streaming, for_each_chunk, stream_stores, Parallelism, STRING_COST_BYTES};
 use crate::plan::StridePlan;
 
 mod isa;
@@ -66,7 +69,49 @@ pub(crate) fn execute<U: Copy + Send + Sync>(
         widening: Widening::LANES,
         isa,
     };
+    if stream_stores(dst.len().saturating_mul(elem_bytes)) {
+        return run_streaming(plan, src, dst, par, style);
+    }
     run(plan, src, dst, par, style)
+}
+
+/// Bytes written through the cache-resident window at a time on the streaming path.
+const STREAM_WINDOW_BYTES: usize = 16 << 10;
+
+/// [`run`] for outputs larger than the last-level cache: each chunk is written a window at a
+/// time into a small buffer that stays in L1 (by the same walk, so every row kind is
+/// covered), and the window is then streamed to the output with non-temporal stores (see
+/// [`crate::exec`]'s `stream` module). The extra L1 copy is hidden behind the memory bus;
+/// the streaming stores save reading every output line before writing it.
+fn run_streaming<U: Copy + Send + Sync>(
+    plan: &StridePlan,
+    src: &[U],
+    dst: &mut [MaybeUninit<U>],
+    par: Parallelism<'_>,
+    style: Style,
+) -> Result<(), BroadcastError> {
+    assert_eq!(src.len(), plan.source_len(), "executor: source length");
+    assert_eq!(dst.len(), plan.len(), "executor: output length");
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let program = Program::new(
+        plan.dims(),
+        plan.strides(),
+        style.elem_bytes,
+        style.widening,
+    );
+    let window = (STREAM_WINDOW_BYTES / style.elem_bytes.max(1)).max(1);
+    for_each_chunk(dst, style.cost_bytes, par, |start, chunk| {
+        let mut buf: Vec<MaybeUninit<U>> = vec![MaybeUninit::uninit(); window.min(chunk.len())];
+        let mut at = 0;
+        for out in chunk.chunks_mut(window) {
+            let tmp = &mut buf[..out.len()];
+            style.isa.write_range(&program, src, tmp, start + at);
+            copy_streaming(out, tmp);
+            at += out.len();
+        }
+    })
 }
 
 /// Runs `plan` over strings, cloning each source element into its output slots.

@@ -8,10 +8,8 @@
 use rayon::prelude::*;
 
 use super::layout::{Axes, Inner, Layout, Odometer};
-use super::sum::{add_acc, sum_leaf, sum_rows, Acc, Sum, BLOCK, RUN_LEAF};
-
-/// Below this many gradient elements, no threads at all.
-pub(crate) const PAR_MIN: usize = 1 << 16;
+use super::sum::{add_acc_wide, sum_leaf, sum_rows, sum_runs, Acc, Sum, BLOCK, RUN_LEAF};
+use crate::exec::isa::Avx2;
 /// Gradient elements per parallel task at least (output elements are batched up to it).
 const TASK_MIN: usize = 1 << 15;
 /// A list of rows or a run is split across threads only if each half has this many elements.
@@ -32,23 +30,31 @@ const NARROW_ROW_BYTES: usize = 512;
 const WIDE_ROW_BYTES: usize = 4096;
 
 /// Writes into `out` (`layout.units.count() * layout.unit_len()` elements) the reduction of
-/// `grad` (row-major, `Layout`'s shape). `parallel`: rayon may be used (the caller picked
-/// the pool and checked the size).
-pub(crate) fn reduce_into<T: Sum>(grad: &[T], layout: &Layout, out: &mut [T], parallel: bool) {
+/// `grad` (row-major, `Layout`'s shape). `threads`: rayon may be used, for about this many
+/// threads (the caller picked the pool and the count from the machine's policy); `isa`: the
+/// leaves run in AVX2.
+pub(crate) fn reduce_into<T: Sum>(
+    grad: &[T],
+    layout: &Layout,
+    out: &mut [T],
+    isa: Option<Avx2>,
+    threads: Option<usize>,
+) {
     let unit_len = layout.unit_len();
     debug_assert_eq!(out.len(), layout.units.count() * unit_len);
     let task = Task {
         grad,
         layout,
-        split: parallel,
+        split: threads.is_some(),
+        isa,
     };
-    if !parallel {
+    let Some(threads) = threads else {
         task.units(0, out);
         return;
-    }
+    };
     // Enough work per task to pay for it, and tasks of several units when there are many
     // (the slab walk reads several units together).
-    let many = layout.units.count() / (8 * rayon::current_num_threads());
+    let many = layout.units.count() / (8 * threads.max(1));
     let units_per_task = (TASK_MIN / layout.unit_work().max(1)).max(many).max(1);
     out.par_chunks_mut(units_per_task * unit_len)
         .enumerate()
@@ -60,6 +66,7 @@ struct Task<'a, T> {
     grad: &'a [T],
     layout: &'a Layout,
     split: bool,
+    isa: Option<Avx2>,
 }
 
 impl<T: Sum> Task<'_, T> {
@@ -173,6 +180,11 @@ impl<T: Sum> Task<'_, T> {
             if j > 0 {
                 pos.advance();
             }
+            if run <= RUN_LEAF {
+                // Short runs: the whole slab in one call (`run` is then one leaf).
+                sum_runs(self.isa, self.grad, offsets, pos.offset(), run, slab, buf);
+                continue;
+            }
             for (sum, &base) in slab.iter_mut().zip(offsets.iter()) {
                 let start = base + pos.offset();
                 *sum = self.run(&self.grad[start..start + run], buf);
@@ -186,7 +198,7 @@ impl<T: Sum> Task<'_, T> {
     /// Pairwise sum of one contiguous run, split at multiples of `RUN_LEAF`.
     fn run(&self, x: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
         if x.len() <= RUN_LEAF {
-            return sum_leaf(x, buf);
+            return sum_leaf(self.isa, x, buf);
         }
         let mid = (x.len() / 2 / RUN_LEAF).max(1) * RUN_LEAF;
         let (l, r) = x.split_at(mid);
@@ -258,7 +270,7 @@ impl<T: Sum> Task<'_, T> {
                 let start = base + at.offset();
                 *row = &self.grad[start..start + w];
             }
-            sum_rows(acc, &leaf[..n]);
+            sum_rows(self.isa, acc, &leaf[..n]);
             return;
         }
         let mid = lo + n / 2;
@@ -274,7 +286,7 @@ impl<T: Sum> Task<'_, T> {
             self.rows(base, rows, w, lo, mid, acc, rest);
             self.rows(base, rows, w, mid, hi, tmp, rest);
         }
-        add_acc(acc, tmp);
+        add_acc_wide(self.isa, acc, tmp);
     }
 
     /// For narrow kept rows under a summed axis: that axis read `l` rows at a time, as one
@@ -335,14 +347,15 @@ impl<T: Sum> Task<'_, T> {
             let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
             let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
             self.rows(start, &wide.rest, rest_w, 0, n_rest, rest_acc, rest_scratch);
-            add_acc(acc, rest_acc);
+            add_acc_wide(self.isa, acc, rest_acc);
         }
         // Fold the `l` side-by-side rows pairwise: row i += row i + upper.
         let mut k = wide.l;
         while k > 1 {
             let upper = k.div_ceil(2);
             let (low, high) = acc.split_at_mut(upper * width);
-            add_acc(
+            add_acc_wide(
+                self.isa,
                 &mut low[..(k - upper) * width],
                 &high[..(k - upper) * width],
             );

@@ -15,14 +15,11 @@ mod exec;
 mod layout;
 mod sum;
 
-use std::borrow::Cow;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::dtype::{dtype_table, numeric_dispatch};
 use crate::error::{BroadcastError, Dims};
-use crate::exec::Parallelism;
+use crate::exec::{self as shared, guarded, Parallelism};
 use crate::mode::Mode;
 use crate::plan::StridePlan;
 use crate::planners::{self, plan_multi};
@@ -138,13 +135,15 @@ pub fn reduce_to_inputs<T: Summable>(
     shapes: &[&[usize]],
 ) -> Result<Vec<ArrayD<T>>, BroadcastError> {
     let plans = plan_multi(shapes)?;
-    if let Some(first) = plans.first() {
-        check_grad(first, grad.shape())?;
-    }
-    let grad = grad.as_standard_layout();
+    let Some(first) = plans.first() else {
+        return Ok(Vec::new());
+    };
+    check_grad(first, grad.shape())?;
+    // One row-major copy (if any) for every input's reduction.
+    let grad = shared::row_major(&grad)?;
     plans
         .iter()
-        .map(|plan| reduce_with_plan(plan, grad.view(), Parallelism::Auto))
+        .map(|plan| reduce_slice(plan, &grad, Parallelism::Auto))
         .collect()
 }
 
@@ -160,6 +159,16 @@ pub fn reduce_with_plan<T: Summable>(
     par: Parallelism<'_>,
 ) -> Result<ArrayD<T>, BroadcastError> {
     check_grad(plan, grad.shape())?;
+    reduce_slice(plan, &shared::row_major(&grad)?, par)
+}
+
+/// [`reduce_with_plan`] of a row-major gradient of the plan's output shape.
+fn reduce_slice<T: Summable>(
+    plan: &StridePlan,
+    grad: &[T],
+    par: Parallelism<'_>,
+) -> Result<ArrayD<T>, BroadcastError> {
+    debug_assert_eq!(grad.len(), plan.len());
     let data_len = plan.source_len();
     let mut out: Vec<T> = Vec::new();
     out.try_reserve_exact(data_len)
@@ -170,18 +179,22 @@ pub fn reduce_with_plan<T: Summable>(
     out.resize(data_len, T::narrow(<T::Acc as sum::Acc>::ZERO));
     // An empty gradient (an output axis of size 0) sums to zeros of the data's shape.
     if !plan.is_empty() {
-        let grad: Cow<'_, [T]> = match grad.as_slice() {
-            Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(grad.iter().copied().collect()),
-        };
         let layout = Layout::new(plan);
-        let big = grad.len() >= exec::PAR_MIN;
+        let threads =
+            shared::Policy::get().threads_for(std::mem::size_of_val(grad), shared::threads(par));
         let out = &mut out;
-        match par {
-            Parallelism::Serial => exec::reduce_into(&grad, &layout, out, false),
-            Parallelism::Auto => guarded(|| exec::reduce_into(&grad, &layout, out, big))?,
-            Parallelism::Pool(pool) => {
-                guarded(|| pool.install(|| exec::reduce_into(&grad, &layout, out, big)))?
+        let isa = shared::isa::Avx2::detect();
+        if threads <= 1 {
+            exec::reduce_into(grad, &layout, out, isa, None);
+        } else {
+            match par {
+                Parallelism::Serial => unreachable!("one thread"),
+                Parallelism::Auto => {
+                    guarded(|| exec::reduce_into(grad, &layout, out, isa, Some(threads)))?;
+                }
+                Parallelism::Pool(pool) => guarded(|| {
+                    pool.install(|| exec::reduce_into(grad, &layout, out, isa, Some(threads)))
+                })?,
             }
         }
     }
@@ -230,22 +243,7 @@ pub fn reduce_to_inputs_tensor(
 }
 
 fn check_grad(plan: &StridePlan, grad_shape: &[usize]) -> Result<(), BroadcastError> {
-    if grad_shape != plan.output_shape() {
-        return Err(BroadcastError::OutputShape {
-            expected: Dims(plan.output_shape().to_vec()),
-            actual: Dims(grad_shape.to_vec()),
-        });
-    }
-    Ok(())
-}
-
-/// A panic on a worker is a bug; it becomes an error instead of unwinding into the caller.
-fn guarded(f: impl FnOnce()) -> Result<(), BroadcastError> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| BroadcastError::WorkerPanicked {
-        reason: payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into()),
+    shared::check_shape(plan.output_shape(), grad_shape, |expected, actual| {
+        BroadcastError::OutputShape { expected, actual }
     })
 }

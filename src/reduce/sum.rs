@@ -13,6 +13,7 @@
 use half::{bf16, f16};
 
 use crate::element::Element;
+use crate::exec::isa::Avx2;
 
 /// Terms summed in eight lanes before the lanes are combined (numpy's pairwise block).
 pub(crate) const BLOCK: usize = 128;
@@ -115,47 +116,129 @@ pub trait Sum: Element + Copy {
     }
 }
 
-/// The sum of at most [`RUN_LEAF`] contiguous terms ([`Sum::leaf_sum`]), in AVX2 when the
-/// CPU has it.
+/// The sum of at most [`RUN_LEAF`] contiguous terms ([`Sum::leaf_sum`]), in AVX2 when `isa`
+/// holds the token.
 #[inline]
-pub(crate) fn sum_leaf<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+pub(crate) fn sum_leaf<T: Sum>(isa: Option<Avx2>, src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU has AVX2 and F16C (just checked), all `sum_leaf_avx2` requires.
-        return unsafe { sum_leaf_avx2(src, buf) };
+    if let Some(token) = isa {
+        // SAFETY: the token proves the CPU has AVX2 and F16C, all `sum_leaf_avx2` requires.
+        return unsafe { sum_leaf_avx2(token, src, buf) };
     }
+    let _ = isa;
     T::leaf_sum(src, buf)
 }
 
 /// [`sum_leaf`] compiled for AVX2: the same operations in the same order, twice as wide.
 ///
 /// # Safety
-/// The CPU must support AVX2 and F16C.
+/// The CPU must support AVX2 and F16C (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn sum_leaf_avx2<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+unsafe fn sum_leaf_avx2<T: Sum>(_: Avx2, src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
     T::leaf_sum(src, buf)
+}
+
+/// `sums[u]` = the sum ([`Sum::leaf_sum`]) of the `run` terms at `bases[u] + shift`, for
+/// every `u`; `run` is at most [`RUN_LEAF`]. The short-run widening of the reduction: one
+/// call (in AVX2 when `isa` holds the token) sums a whole slab of short runs, so each run
+/// costs its loads and one fold, not a call and a feature check. Each sum is exactly
+/// [`sum_leaf`] of its run.
+#[inline]
+pub(crate) fn sum_runs<T: Sum>(
+    isa: Option<Avx2>,
+    grad: &[T],
+    bases: &[usize],
+    shift: usize,
+    run: usize,
+    sums: &mut [T::Acc],
+    buf: &mut [T::Acc; BLOCK],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(token) = isa {
+        // SAFETY: the token proves the CPU has AVX2 and F16C, all `sum_runs_avx2` requires.
+        return unsafe { sum_runs_avx2(token, grad, bases, shift, run, sums, buf) };
+    }
+    let _ = isa;
+    sum_runs_body(grad, bases, shift, run, sums, buf);
+}
+
+/// [`sum_runs`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 and F16C (the token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn sum_runs_avx2<T: Sum>(
+    _: Avx2,
+    grad: &[T],
+    bases: &[usize],
+    shift: usize,
+    run: usize,
+    sums: &mut [T::Acc],
+    buf: &mut [T::Acc; BLOCK],
+) {
+    sum_runs_body(grad, bases, shift, run, sums, buf);
+}
+
+#[inline(always)]
+fn sum_runs_body<T: Sum>(
+    grad: &[T],
+    bases: &[usize],
+    shift: usize,
+    run: usize,
+    sums: &mut [T::Acc],
+    buf: &mut [T::Acc; BLOCK],
+) {
+    debug_assert!(run <= RUN_LEAF);
+    for (sum, &base) in sums.iter_mut().zip(bases) {
+        let start = base + shift;
+        *sum = T::leaf_sum(&grad[start..start + run], buf);
+    }
+}
+
+/// `acc[x] += other[x]` (in AVX2 when `isa` holds the token); the lengths are equal.
+#[inline]
+pub(crate) fn add_acc_wide<A: Acc>(isa: Option<Avx2>, acc: &mut [A], other: &[A]) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(token) = isa {
+        // SAFETY: the token proves the CPU has AVX2, all `add_acc_avx2` requires.
+        return unsafe { add_acc_avx2(token, acc, other) };
+    }
+    let _ = isa;
+    add_acc(acc, other);
+}
+
+/// [`add_acc`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 (the token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_acc_avx2<A: Acc>(_: Avx2, acc: &mut [A], other: &[A]) {
+    add_acc(acc, other);
 }
 
 /// `acc[x]` = the sum of `rows[..][x]` (a tree for eight rows, else in row order); every row is at least
 /// `acc.len()` long and there are 1 to 8 rows.
 #[inline]
-pub(crate) fn sum_rows<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+pub(crate) fn sum_rows<T: Sum>(isa: Option<Avx2>, acc: &mut [T::Acc], rows: &[&[T]]) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
-        // SAFETY: the CPU has AVX2 and F16C (just checked), all `sum_rows_avx2` requires.
-        return unsafe { sum_rows_avx2(acc, rows) };
+    if let Some(token) = isa {
+        // SAFETY: the token proves the CPU has AVX2 and F16C, all `sum_rows_avx2` requires.
+        return unsafe { sum_rows_avx2(token, acc, rows) };
     }
+    let _ = isa;
     sum_rows_body(acc, rows)
 }
 
 /// [`sum_rows`] compiled for AVX2.
 ///
 /// # Safety
-/// The CPU must support AVX2 and F16C.
+/// The CPU must support AVX2 and F16C (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn sum_rows_avx2<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
+unsafe fn sum_rows_avx2<T: Sum>(_: Avx2, acc: &mut [T::Acc], rows: &[&[T]]) {
     sum_rows_body(acc, rows)
 }
 
@@ -173,19 +256,11 @@ fn sum_rows_body<T: Sum>(acc: &mut [T::Acc], rows: &[&[T]]) {
 }
 
 /// `acc[x] += other[x]`; the lengths are equal.
-#[inline]
+#[inline(always)]
 pub(crate) fn add_acc<A: Acc>(acc: &mut [A], other: &[A]) {
     for (a, &b) in acc.iter_mut().zip(other) {
         *a = a.add(b);
     }
-}
-
-/// AVX2 and F16C (every AVX2 CPU has F16C; both are checked): the leaves are compiled
-/// for them, so the F16C conversion inlines into them.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("f16c")
 }
 
 /// Independent accumulators of a contiguous sum: enough to keep the vector adders busy
@@ -318,6 +393,24 @@ impl Sum for f16 {
             }
         }
     }
+    // F16C straight into the lanes (no widened buffer to store and load again): the same
+    // terms into the same lanes in the same order as the default, so the same bits. Measured
+    // (perf, `reduce_mid_f16`): the buffered widening was half of the reduction's time.
+    #[inline(always)]
+    fn leaf_sum(src: &[f16], buf: &mut [f32; BLOCK]) -> f32 {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = Avx2::detect() {
+            // SAFETY: the token proves the CPU has AVX and F16C, all `leaf_sum_f16c` needs.
+            return unsafe { leaf_sum_f16c(token, src) };
+        }
+        let mut lanes = [0f32; LANES];
+        for block in src.chunks(BLOCK) {
+            let b = &mut buf[..block.len()];
+            Self::set_row(b, block);
+            add_lanes(&mut lanes, b);
+        }
+        fold_lanes(lanes)
+    }
     #[inline(always)]
     fn set_rows8(acc: &mut [f32], rows: [&[f16]; 8]) {
         let w = acc.len();
@@ -333,9 +426,9 @@ impl Sum for f16 {
 #[inline(always)]
 fn widen_f16_row(dst: &mut [f32], src: &[f16]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the CPU has F16C and AVX (just checked), all `widen_f16c` requires.
-        unsafe { widen_f16c(dst, src) };
+    if let Some(token) = Avx2::detect() {
+        // SAFETY: the token proves the CPU has F16C and AVX, all `widen_f16c` requires.
+        unsafe { widen_f16c(token, dst, src) };
         return;
     }
     for (d, s) in dst.iter_mut().zip(src) {
@@ -343,11 +436,44 @@ fn widen_f16_row(dst: &mut [f32], src: &[f16]) {
     }
 }
 
+/// [`Sum::leaf_sum`] of `f16` terms with F16C: lane `l` of the 32 (four vectors) adds terms
+/// `l, l + 32, ...` in order, the remainder goes to lanes `0..`, then [`fold_lanes`].
+///
 /// # Safety
-/// The CPU must support F16C and AVX.
+/// The CPU must support F16C and AVX (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,f16c")]
-unsafe fn widen_f16c(dst: &mut [f32], src: &[f16]) {
+unsafe fn leaf_sum_f16c(_: Avx2, src: &[f16]) -> f32 {
+    use std::arch::x86_64::{
+        __m128i, _mm256_add_ps, _mm256_cvtph_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+        _mm_loadu_si128,
+    };
+    let mut acc = [_mm256_setzero_ps(); LANES / 8];
+    let mut rows = src.chunks_exact(LANES);
+    for row in &mut rows {
+        for (k, a) in acc.iter_mut().enumerate() {
+            // SAFETY: `row` holds 32 f16 (64 bytes): 8 of them (16 bytes) are readable at
+            // `8k`; the load accepts any alignment; `f16` is a transparent `u16`.
+            let halves = unsafe { _mm_loadu_si128(row.as_ptr().add(8 * k).cast::<__m128i>()) };
+            *a = _mm256_add_ps(*a, _mm256_cvtph_ps(halves));
+        }
+    }
+    let mut lanes = [0f32; LANES];
+    for (k, a) in acc.iter().enumerate() {
+        // SAFETY: `lanes[8k..8k + 8]` is writable; the store accepts any alignment.
+        unsafe { _mm256_storeu_ps(lanes.as_mut_ptr().add(8 * k), *a) };
+    }
+    for (lane, v) in lanes.iter_mut().zip(rows.remainder()) {
+        *lane += f16_bits_to_f32(v.to_bits());
+    }
+    fold_lanes(lanes)
+}
+
+/// # Safety
+/// The CPU must support F16C and AVX (the token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn widen_f16c(_: Avx2, dst: &mut [f32], src: &[f16]) {
     use std::arch::x86_64::{__m128i, _mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
     let n = dst.len().min(src.len());
     let mut i = 0;
@@ -407,9 +533,18 @@ mod tests {
     #[test]
     fn integers_wrap_in_their_own_type() {
         let mut buf = [0; BLOCK];
-        assert_eq!(sum_leaf::<i8>(&[100, 100, 100], &mut buf), 44);
-        assert_eq!(sum_leaf::<u8>(&[255; 9], &mut [0; BLOCK]), 247);
-        assert_eq!(sum_leaf::<i64>(&[i64::MAX, 1], &mut [0; BLOCK]), i64::MIN);
+        assert_eq!(
+            sum_leaf::<i8>(Avx2::detect(), &[100, 100, 100], &mut buf),
+            44
+        );
+        assert_eq!(
+            sum_leaf::<u8>(Avx2::detect(), &[255; 9], &mut [0; BLOCK]),
+            247
+        );
+        assert_eq!(
+            sum_leaf::<i64>(Avx2::detect(), &[i64::MAX, 1], &mut [0; BLOCK]),
+            i64::MIN
+        );
     }
 
     #[test]
@@ -418,7 +553,7 @@ mod tests {
         // away; in f32 they count.
         let mut v = vec![f16::from_f32(2048.0)];
         v.extend(std::iter::repeat_n(f16::ONE, 100));
-        assert_eq!(sum_leaf(&v, &mut [0.0; BLOCK]), 2148.0);
+        assert_eq!(sum_leaf(Avx2::detect(), &v, &mut [0.0; BLOCK]), 2148.0);
         let mut acc = [0f32; 3];
         <bf16 as Sum>::set_row(&mut acc, &[bf16::from_f32(256.0); 3]);
         <bf16 as Sum>::add_row(&mut acc, &[bf16::ONE; 3]);
@@ -462,6 +597,25 @@ mod tests {
     }
 
     #[test]
+    fn the_f16c_leaf_adds_like_the_buffered_one() {
+        for n in [0usize, 5, 32, 100, 128, 517, 1024] {
+            let v: Vec<f16> = (0..n)
+                .map(|i| f16::from_f32((i as f32 * 0.37).sin() * 1000.0))
+                .collect();
+            let mut lanes = [0f32; LANES];
+            let mut buf = [0f32; BLOCK];
+            for block in v.chunks(BLOCK) {
+                let b = &mut buf[..block.len()];
+                <f16 as Sum>::set_row(b, block);
+                add_lanes(&mut lanes, b);
+            }
+            let want = fold_lanes(lanes);
+            let got = <f16 as Sum>::leaf_sum(&v, &mut buf);
+            assert_eq!(got.to_bits(), want.to_bits(), "{n}");
+        }
+    }
+
+    #[test]
     fn eight_rows_at_once_add_as_a_tree() {
         // Row r holds 10^(8 * (r % 2)) * (r + 0.1): pairs of a huge and a small value, so
         // the order of the adds shows in the bits.
@@ -479,6 +633,6 @@ mod tests {
     fn f32_accumulates_in_f64() {
         // 2^24 + 1 is not an f32; the f64 accumulator keeps it until the final rounding.
         let v = [16_777_216f32, 1.0, 1.0];
-        assert_eq!(sum_leaf(&v, &mut [0.0; BLOCK]), 16_777_218.0);
+        assert_eq!(sum_leaf(None, &v, &mut [0.0; BLOCK]), 16_777_218.0);
     }
 }

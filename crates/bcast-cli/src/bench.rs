@@ -154,6 +154,37 @@ impl Case {
         bcast::plan(self.data_shape, self.target, &(self.mode)())
     }
 
+    /// The same case with its output scaled to about `bytes` (at least one element), keeping
+    /// its pattern: the largest output axis the data is broadcast along (not read) is scaled.
+    /// A case with no such axis, or whose plan fails, is returned as it is. The new target
+    /// is leaked (a bench process makes a handful).
+    #[must_use]
+    pub fn scaled(&self, bytes: usize) -> Case {
+        let Ok(plan) = self.plan() else {
+            return *self;
+        };
+        let out = plan.output_shape();
+        let now = plan.len().saturating_mul(self.dtype.size()).max(1);
+        if self.target.len() != out.len() {
+            return *self;
+        }
+        let axis = (0..out.len())
+            .filter(|&k| plan.source_axes()[k].is_none())
+            .max_by_key(|&k| (out[k], std::cmp::Reverse(k)));
+        let Some(k) = axis else {
+            return *self;
+        };
+        let dim = ((out[k] as f64) * bytes as f64 / now as f64)
+            .round()
+            .max(1.0) as usize;
+        let mut target = self.target.to_vec();
+        target[k] = dim;
+        Case {
+            target: Box::leak(target.into_boxed_slice()),
+            ..*self
+        }
+    }
+
     /// The case's input: non-zero values that differ along every axis (strings are 8-byte
     /// words), so no store can be elided and every source element is distinguishable.
     ///
@@ -201,8 +232,12 @@ pub struct Measurement {
     pub threads: usize,
     /// `broadcast_into_with` into the reused buffer, planning included (median).
     pub kernel_gbps: f64,
-    /// Write bound: the faster of a typed fill and a memset of the same buffer (median).
+    /// Write bound: the fastest of a typed fill, a memset and (for outputs at least as large
+    /// as the last-level cache, where the CPU has them) a fill with non-temporal stores, of
+    /// the same buffer (median).
     pub fill_gbps: f64,
+    /// The non-temporal fill alone (median; 0 when not measured).
+    pub stream_fill_gbps: f64,
     /// Copy of an output-sized source into the buffer (median).
     pub memcpy_gbps: f64,
     /// `broadcast_with`, allocating its output every call (median).
@@ -276,6 +311,21 @@ pub fn memset<T: bytemuck::Pod + Send>(
     })
 }
 
+/// Fills `buf` with `value` using non-temporal stores (the aligned middle of every chunk)
+/// through the executor's chunking and threads: the write bound of outputs beyond the cache.
+///
+/// # Errors
+/// [`BroadcastError::WorkerPanicked`] if a worker panicked.
+pub fn fill_nt<T: bytemuck::Pod + Send + Sync>(
+    buf: &mut [T],
+    value: T,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    for_each_chunk(buf, std::mem::size_of::<T>(), par, |_, c| {
+        bcast::exec::fill_streaming(c, value);
+    })
+}
+
 /// Copies `src` into `buf` (same length) through the executor's chunking and threads.
 ///
 /// # Errors
@@ -331,6 +381,7 @@ pub fn measure(
 struct Medians {
     kernel: f64,
     fill: f64,
+    stream_fill: f64,
     memcpy: f64,
     alloc: f64,
     fresh: f64,
@@ -347,6 +398,7 @@ impl Medians {
             threads: 0,
             kernel_gbps,
             fill_gbps,
+            stream_fill_gbps: gbps(self.stream_fill),
             memcpy_gbps: gbps(self.memcpy),
             alloc_gbps: gbps(self.alloc),
             fresh_gbps: gbps(self.fresh),
@@ -381,9 +433,12 @@ fn measure_plain<T: Element + bytemuck::Pod>(
         || bcast::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par);
     kernel()?;
     let one = seconds_per_call(1, &mut kernel)?;
-    let (batch, rounds) = schedule(one, budget, 4);
+    let streaming = bcast::exec::streaming_available()
+        && bytes >= bcast::exec::Machine::get().llc_bytes
+        && 64 % std::mem::size_of::<T>() == 0;
+    let (batch, rounds) = schedule(one, budget, if streaming { 5 } else { 4 });
 
-    let (mut k, mut f, mut s) = (vec![], vec![], vec![]);
+    let (mut k, mut f, mut s, mut nt) = (vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
         k.push(seconds_per_call(batch, || {
             bcast::broadcast_into_with(input.view(), target, &mode, out.view_mut(), par)
@@ -391,6 +446,9 @@ fn measure_plain<T: Element + bytemuck::Pod>(
         let buf = out.as_slice_mut().expect("fresh arrays are row-major");
         f.push(seconds_per_call(batch, || fill(buf, value, par))?);
         s.push(seconds_per_call(batch, || memset(buf, 0xA5, par))?);
+        if streaming {
+            nt.push(seconds_per_call(batch, || fill_nt(buf, value, par))?);
+        }
     }
     let c = copy_rounds(batch, rounds, || {
         let buf = out.as_slice_mut().expect("fresh arrays are row-major");
@@ -401,9 +459,15 @@ fn measure_plain<T: Element + bytemuck::Pod>(
         bcast::broadcast_with(input.view(), target, &mode, par)
     })?;
     let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, T::zeroed))?;
+    let stream_fill = median(&mut nt);
+    let mut fill = median(&mut f).min(median(&mut s));
+    if streaming {
+        fill = fill.min(stream_fill);
+    }
     Ok(Medians {
         kernel: median(&mut k),
-        fill: median(&mut f).min(median(&mut s)),
+        fill,
+        stream_fill,
         memcpy: c,
         alloc,
         fresh,
@@ -461,6 +525,7 @@ fn measure_strings(
     Ok(Medians {
         kernel: median(&mut k),
         fill: median(&mut f),
+        stream_fill: 0.0,
         memcpy: c,
         alloc,
         fresh,
@@ -551,6 +616,18 @@ mod tests {
     }
 
     #[test]
+    fn scaled_cases_keep_their_pattern() {
+        let row = find("row_f32").unwrap().scaled(1 << 20);
+        assert_eq!(row.target, &[262, 1000]);
+        let pixel = find("pixel_u8").unwrap().scaled(6 << 20);
+        assert_eq!(pixel.target, &[1, 1024, 2048, 3]);
+        let column = find("column_f32").unwrap().scaled(128 << 20);
+        assert_eq!(column.target, &[8192, 4096]);
+        let tiny = find("tiny_f32").unwrap().scaled(1);
+        assert_eq!(tiny.target, &[3, 1]);
+    }
+
+    #[test]
     fn median_takes_the_middle_sample() {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut []), 0.0);
@@ -582,7 +659,12 @@ mod tests {
 /// element type, run in reverse (a gradient of the output shape summed back to the data
 /// shape). Named `reduce_<case>`.
 pub fn reduce_cases() -> Vec<ReduceCase> {
-    CASES
+    reduce_cases_of(CASES)
+}
+
+/// [`reduce_cases`] of the given broadcast cases (scaled ones, say).
+pub fn reduce_cases_of(cases: &[Case]) -> Vec<ReduceCase> {
+    cases
         .iter()
         .filter(|c| c.dtype != DType::String && c.dtype != DType::Bool)
         .filter(|c| {

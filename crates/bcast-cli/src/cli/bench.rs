@@ -21,32 +21,45 @@ pub struct BenchArgs {
     /// Run only this case (repeatable; default: every case).
     #[arg(long = "case", value_name = "NAME")]
     cases: Vec<String>,
-    /// Threads for every run (default: all cores).
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    /// Threads for every run, or a list (`1,2,4,8,16`: every case at every count, one
+    /// result per case and count). Default: all cores.
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    threads: Vec<usize>,
+    /// Scale every case's output to about this many MiB, keeping its pattern (the largest
+    /// broadcast axis is scaled).
+    #[arg(long, value_name = "MIB")]
+    mib: Option<f64>,
     /// Milliseconds of interleaved kernel/fill/memcpy rounds per case.
     #[arg(long, value_name = "MS", default_value_t = 1500)]
     budget_ms: u64,
 }
 
 pub fn main(args: BenchArgs) -> CliResult {
-    let (cases, reduce_cases) = select(&args.cases)?;
-    let threads = match args.threads {
-        Some(0) => return Err(CliError("--threads must be at least 1".into())),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| CliError(format!("cannot start {threads} threads: {e}")))?;
+    let (cases, reduce_cases) = select(&args.cases, args.mib)?;
+    if args.threads.contains(&0) {
+        return Err(CliError("--threads must be at least 1".into()));
+    }
+    let mut counts = args.threads.clone();
+    if counts.is_empty() {
+        counts.push(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    }
+    let pools = counts
+        .iter()
+        .map(|&n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map(|p| (n, p))
+                .map_err(|e| CliError(format!("cannot start {n} threads: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let budget = Duration::from_millis(args.budget_ms);
     let mut stdout = std::io::stdout().lock();
     if !args.json && !cases.is_empty() {
         print_header(&mut stdout)?;
     }
-    for case in cases {
-        let m = bench::measure(case, Parallelism::Pool(&pool), threads, budget)?;
+    for (case, (threads, pool)) in cases.iter().flat_map(|c| pools.iter().map(move |p| (c, p))) {
+        let m = bench::measure(case, Parallelism::Pool(pool), *threads, budget)?;
         let line = if args.json {
             serde_json::to_string(&m).map_err(|e| CliError(e.to_string()))?
         } else {
@@ -58,8 +71,11 @@ pub fn main(args: BenchArgs) -> CliResult {
     if !args.json && !reduce_cases.is_empty() {
         print_reduce_header(&mut stdout)?;
     }
-    for rc in &reduce_cases {
-        let m = bench::measure_reduce(rc, Parallelism::Pool(&pool), threads, budget)?;
+    for (rc, (threads, pool)) in reduce_cases
+        .iter()
+        .flat_map(|c| pools.iter().map(move |p| (c, p)))
+    {
+        let m = bench::measure_reduce(rc, Parallelism::Pool(pool), *threads, budget)?;
         let line = if args.json {
             serde_json::to_string(&m).map_err(|e| CliError(e.to_string()))?
         } else {
@@ -95,8 +111,16 @@ fn reduce_row(m: &ReduceMeasurement) -> String {
 
 /// The broadcast and reduce cases named on the command line, in table order; all of them
 /// when none is named.
-fn select(names: &[String]) -> Result<(Vec<&'static Case>, Vec<ReduceCase>), CliError> {
-    let reduce = bench::reduce_cases();
+fn select(names: &[String], mib: Option<f64>) -> Result<(Vec<Case>, Vec<ReduceCase>), CliError> {
+    let all: Vec<Case> = match mib {
+        Some(m) if m > 0.0 => bench::CASES
+            .iter()
+            .map(|c| c.scaled((m * f64::from(1 << 20)) as usize))
+            .collect(),
+        Some(_) => return Err(CliError("--mib must be positive".into())),
+        None => bench::CASES.to_vec(),
+    };
+    let reduce = bench::reduce_cases_of(&all);
     let known = |n: &String| bench::find(n).is_some() || reduce.iter().any(|r| &r.name == n);
     if let Some(unknown) = names.iter().find(|n| !known(n)) {
         let mut all: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
@@ -107,7 +131,7 @@ fn select(names: &[String]) -> Result<(Vec<&'static Case>, Vec<ReduceCase>), Cli
         )));
     }
     let wanted = |n: &str| names.is_empty() || names.iter().any(|x| x == n);
-    let cases = bench::CASES.iter().filter(|c| wanted(c.name)).collect();
+    let cases = all.into_iter().filter(|c| wanted(c.name)).collect();
     let reduce = reduce.into_iter().filter(|r| wanted(&r.name)).collect();
     Ok((cases, reduce))
 }

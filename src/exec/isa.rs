@@ -1,0 +1,27 @@
+//! The one CPU-feature check of the crate.
+//!
+//! Wide code paths (the copy walk compiled for AVX2, the gradient leaves compiled for
+//! AVX2+F16C, AVX stream stores) are `#[target_feature]` functions, which are `unsafe` to call:
+//! the CPU must have the features. Each of them takes an [`Avx2`] token, which only
+//! [`Avx2::detect`] can make (its field is private), so holding one proves the check was done
+//! and the `SAFETY` argument of every such call is the token's type.
+
+/// Proof that this CPU runs AVX2, AVX, F16C (every AVX2 CPU has F16C; both are checked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// The token, when the CPU has the features (`std` caches the CPUID answer, so this is an
+    /// atomic load and a test).
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("avx")
+            && std::arch::is_x86_feature_detected!("f16c")
+        {
+            return Some(Avx2(()));
+        }
+        None
+    }
+}

@@ -28,6 +28,7 @@
 mod api;
 mod auto_broadcast;
 mod element;
+mod eltwise;
 mod error;
 pub mod exec;
 #[cfg(feature = "io")]
@@ -49,6 +50,10 @@ pub use api::{
 };
 pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
 pub use element::{DType, Element};
+pub use eltwise::{
+    binary, binary_into, select, select_into, select_tensor, zip_with, zip_with_into, BinaryOp,
+    ParseBinaryOpError,
+};
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;
 pub use mode::{Mode, ParseModeError, Rule};

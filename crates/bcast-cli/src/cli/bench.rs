@@ -84,6 +84,16 @@ pub fn main(args: BenchArgs) -> CliResult {
         writeln!(stdout, "{line}").map_err(io_error)?;
         stdout.flush().map_err(io_error)?;
     }
+    for (threads, pool) in &pools {
+        bcast_cli::bench_eltwise::run_group(
+            &args.cases,
+            pool,
+            *threads,
+            budget,
+            args.json,
+            &mut stdout,
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -121,13 +131,18 @@ fn select(names: &[String], mib: Option<f64>) -> Result<(Vec<Case>, Vec<ReduceCa
         None => bench::CASES.to_vec(),
     };
     let reduce = bench::reduce_cases_of(&all);
-    let known = |n: &String| bench::find(n).is_some() || reduce.iter().any(|r| &r.name == n);
+    let known = |n: &String| {
+        bench::find(n).is_some()
+            || reduce.iter().any(|r| &r.name == n)
+            || bcast_cli::bench_eltwise::find_elt(n).is_some()
+    };
     if let Some(unknown) = names.iter().find(|n| !known(n)) {
-        let mut all: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
-        all.extend(reduce.iter().map(|r| r.name.as_str()));
+        let mut known_names: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
+        known_names.extend(reduce.iter().map(|r| r.name.as_str()));
+        known_names.extend(bcast_cli::bench_eltwise::ELT_CASES.iter().map(|c| c.name));
         return Err(CliError(format!(
             "unknown bench case '{unknown}' (known: {})",
-            all.join(", ")
+            known_names.join(", ")
         )));
     }
     let wanted = |n: &str| names.is_empty() || names.iter().any(|x| x == n);

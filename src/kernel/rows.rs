@@ -5,7 +5,7 @@
 
 use super::program::{Row, Run};
 use super::slot::Slot;
-use super::walk::Odometer;
+use super::walk::{offset, source_walk};
 
 /// Writes elements `col .. col + dst.len()` of one row whose source origin is `base`.
 ///
@@ -41,9 +41,9 @@ fn write_run<S: Slot>(run: Run<'_>, src: &[S::Value], base: usize, col: usize, d
         }
         Run::RepeatEach { repeat, stride } => repeat_each(repeat, stride, src, base, col, dst),
         Run::General { dims, strides } => {
-            let mut walk = Odometer::at(dims, strides, base, col);
+            let mut walk = source_walk(dims, strides, base, col);
             for d in dst {
-                S::set(d, &src[walk.offset]);
+                S::set(d, &src[offset(&walk)]);
                 walk.step();
             }
         }

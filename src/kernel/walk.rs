@@ -3,95 +3,27 @@
 use super::program::{Program, Row, Run};
 use super::rows::write_row;
 use super::slot::Slot;
+use crate::exec::Odometer;
 
-/// Axes an odometer keeps inline; plans with more (rare: it takes 17 alternations of
-/// broadcast and copied axes) keep their index on the heap.
-const INLINE_AXES: usize = 16;
-
-/// The digits of an odometer.
-enum Digits {
-    Inline([usize; INLINE_AXES]),
-    Heap(Vec<usize>),
-}
-
-impl Digits {
-    fn zeros(n: usize) -> Self {
-        if n <= INLINE_AXES {
-            Digits::Inline([0; INLINE_AXES])
-        } else {
-            Digits::Heap(vec![0; n])
-        }
-    }
-
-    #[inline(always)]
-    fn as_mut(&mut self) -> &mut [usize] {
-        match self {
-            Digits::Inline(a) => a,
-            Digits::Heap(v) => v,
-        }
-    }
-}
-
-/// A multi-index over some axes and the source offset it points at, advanced one position at
-/// a time with additions only.
-pub(crate) struct Odometer<'p> {
+/// The shared odometer over one operand (the source), positioned at flat `position` of
+/// `dims` from source offset `base`. The plan's strides are `usize` in elements and never
+/// exceed `isize::MAX` (a plan's source is a checked array), so they are read as the
+/// odometer's one-operand `isize` stride rows without a copy.
+#[inline(always)]
+pub(crate) fn source_walk<'p>(
     dims: &'p [usize],
     strides: &'p [usize],
-    index: Digits,
-    /// Source offset of the current position.
-    pub(crate) offset: usize,
+    base: usize,
+    position: usize,
+) -> Odometer<'p, 1> {
+    let rows: &[[isize; 1]] = bytemuck::cast_slice(strides);
+    Odometer::at(dims, rows, [base as isize], position)
 }
 
-impl<'p> Odometer<'p> {
-    /// The odometer at flat `position` (row-major over `dims`), starting from source offset
-    /// `base`. Costs one division per axis, so it is done once per chunk, never per row.
-    #[inline(always)]
-    pub(crate) fn at(
-        dims: &'p [usize],
-        strides: &'p [usize],
-        base: usize,
-        position: usize,
-    ) -> Self {
-        let mut digits = Digits::zeros(dims.len());
-        let index = digits.as_mut();
-        let mut offset = base;
-        if position != 0 {
-            let mut rest = position;
-            for k in (0..dims.len()).rev() {
-                index[k] = rest % dims[k];
-                rest /= dims[k];
-                offset += index[k] * strides[k];
-            }
-        }
-        Odometer {
-            dims,
-            strides,
-            index: digits,
-            offset,
-        }
-    }
-
-    /// Moves to the next position (wrapping to the origin after the last one).
-    #[inline(always)]
-    pub(crate) fn step(&mut self) {
-        let index = self.index.as_mut();
-        for k in (0..self.dims.len()).rev() {
-            index[k] += 1;
-            self.offset += self.strides[k];
-            if index[k] < self.dims[k] {
-                return;
-            }
-            self.offset -= self.dims[k] * self.strides[k];
-            index[k] = 0;
-        }
-    }
-
-    /// Positions left on the innermost axis, the current one included.
-    #[inline(always)]
-    fn left_on_last_axis(&mut self) -> usize {
-        let last = self.dims.len() - 1;
-        self.dims[last] - self.index.as_mut()[last]
-    }
+/// The source offset an odometer of [`source_walk`] points at.
+#[inline(always)]
+pub(crate) fn offset(walk: &Odometer<'_, 1>) -> usize {
+    walk.offsets()[0] as usize
 }
 
 /// Writes output elements `start .. start + dst.len()` of `program`.
@@ -116,7 +48,8 @@ pub(crate) fn write_range<S: Slot>(
     } else {
         (start / row_len, start % row_len)
     };
-    let mut outer = Odometer::at(program.outer_dims, program.outer_strides, 0, row);
+    let mut outer = source_walk(program.outer_dims, program.outer_strides, 0, row);
+    let last = program.outer_dims.len() - 1;
     // Whole copied rows that repeat along the innermost outer axis can be written a column
     // block at a time (see `Slot::COLUMN_BLOCK`).
     let blocked = S::COLUMN_BLOCK > 0
@@ -125,10 +58,12 @@ pub(crate) fn write_range<S: Slot>(
     let mut rest = dst;
     loop {
         if blocked && col == 0 {
-            let rows = outer.left_on_last_axis().min(rest.len() / row_len);
+            let left_on_last_axis = program.outer_dims[last] - outer.index()[last];
+            let rows = left_on_last_axis.min(rest.len() / row_len);
             if rows >= 2 {
                 let (these, next) = rest.split_at_mut(rows * row_len);
-                let row_src = &src[outer.offset..outer.offset + row_len];
+                let at = offset(&outer);
+                let row_src = &src[at..at + row_len];
                 copy_rows_by_column_blocks(these, row_src);
                 if next.is_empty() {
                     return;
@@ -142,7 +77,7 @@ pub(crate) fn write_range<S: Slot>(
         }
         let n = (row_len - col).min(rest.len());
         let (this, next) = rest.split_at_mut(n);
-        write_row(&program.row, src, outer.offset, col, this);
+        write_row(&program.row, src, offset(&outer), col, this);
         if next.is_empty() {
             return;
         }

@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use super::layout::{Axes, Inner, Layout, Odometer};
+use super::layout::{offset, walk, Axes, Inner, Layout};
 use super::sum::{add_acc_wide, sum_leaf, sum_rows, sum_runs, Acc, Sum, BLOCK, RUN_LEAF};
 use crate::exec::isa::Avx2;
 /// Gradient elements per parallel task at least (output elements are batched up to it).
@@ -96,18 +96,18 @@ impl<T: Sum> Task<'_, T> {
                 return;
             }
         }
-        let mut at = Odometer::at(&self.layout.units, first);
+        let mut at = walk(&self.layout.units, first);
         for (i, unit_out) in out.chunks_mut(self.layout.unit_len()).enumerate() {
             if i > 0 {
-                at.advance();
+                at.step();
             }
             match self.layout.inner {
                 Inner::Reduced(run) => {
                     let n = self.layout.reduced.count();
-                    let acc = self.runs(at.offset(), run, 0, n, &mut buf);
+                    let acc = self.runs(offset(&at), run, 0, n, &mut buf);
                     unit_out[0] = T::narrow(acc);
                 }
-                Inner::Kept(width) => self.kept_unit(at.offset(), width, unit_out, &mut ws),
+                Inner::Kept(width) => self.kept_unit(offset(&at), width, unit_out, &mut ws),
             }
         }
     }
@@ -124,13 +124,13 @@ impl<T: Sum> Task<'_, T> {
     ) -> T::Acc {
         let n = hi - lo;
         if n <= LEAF {
-            let mut at = Odometer::at(&self.layout.reduced, lo);
+            let mut at = walk(&self.layout.reduced, lo);
             let mut sum = T::Acc::ZERO;
             for i in 0..n {
                 if i > 0 {
-                    at.advance();
+                    at.step();
                 }
-                let start = base + at.offset();
+                let start = base + offset(&at);
                 sum = sum.add(self.run(&self.grad[start..start + run], buf));
             }
             return sum;
@@ -166,27 +166,27 @@ impl<T: Sum> Task<'_, T> {
         let units = out.len();
         let m = self.layout.reduced.count();
         offsets.clear();
-        let mut at = Odometer::at(&self.layout.units, first);
+        let mut at = walk(&self.layout.units, first);
         for i in 0..units {
             if i > 0 {
-                at.advance();
+                at.step();
             }
-            offsets.push(at.offset());
+            offsets.push(offset(&at));
         }
         sums.clear();
         sums.resize(m * units, T::Acc::ZERO);
-        let mut pos = Odometer::at(&self.layout.reduced, 0);
+        let mut pos = walk(&self.layout.reduced, 0);
         for (j, slab) in sums.chunks_mut(units).enumerate() {
             if j > 0 {
-                pos.advance();
+                pos.step();
             }
             if run <= RUN_LEAF {
                 // Short runs: the whole slab in one call (`run` is then one leaf).
-                sum_runs(self.isa, self.grad, offsets, pos.offset(), run, slab, buf);
+                sum_runs(self.isa, self.grad, offsets, offset(&pos), run, slab, buf);
                 continue;
             }
             for (sum, &base) in slab.iter_mut().zip(offsets.iter()) {
-                let start = base + pos.offset();
+                let start = base + offset(&pos);
                 *sum = self.run(&self.grad[start..start + run], buf);
             }
         }
@@ -261,13 +261,13 @@ impl<T: Sum> Task<'_, T> {
     ) {
         let n = hi - lo;
         if n <= LEAF {
-            let mut at = Odometer::at(rows, lo);
+            let mut at = walk(rows, lo);
             let mut leaf: [&[T]; LEAF] = [&[]; LEAF];
             for (i, row) in leaf.iter_mut().take(n).enumerate() {
                 if i > 0 {
-                    at.advance();
+                    at.step();
                 }
-                let start = base + at.offset();
+                let start = base + offset(&at);
                 *row = &self.grad[start..start + w];
             }
             sum_rows(self.isa, acc, &leaf[..n]);

@@ -1,5 +1,6 @@
 //! Which gradient elements sum into which data element, folded into a few axes.
 
+use crate::exec::Odometer;
 use crate::plan::StridePlan;
 
 /// Some axes of the (row-major) gradient: sizes and element strides, outermost first.
@@ -17,47 +18,17 @@ impl Axes {
     }
 }
 
-/// Walks the positions of some [`Axes`] in order, keeping the gradient offset up to date.
-pub(crate) struct Odometer<'a> {
-    axes: &'a Axes,
-    index: Vec<usize>,
-    offset: usize,
+/// Walks the positions of some [`Axes`] in order from position `pos`: the shared odometer
+/// with one operand, the gradient. Strides are `usize` and at most `isize::MAX` (offsets into
+/// a checked array), so they are read as one-operand stride rows without a copy.
+pub(crate) fn walk(axes: &Axes, pos: usize) -> Odometer<'_, 1> {
+    Odometer::at(&axes.dims, bytemuck::cast_slice(&axes.strides), [0], pos)
 }
 
-impl<'a> Odometer<'a> {
-    /// Starts at position `pos`.
-    pub fn at(axes: &'a Axes, mut pos: usize) -> Self {
-        let mut index = vec![0; axes.dims.len()];
-        let mut offset = 0;
-        for k in (0..axes.dims.len()).rev() {
-            index[k] = pos % axes.dims[k];
-            pos /= axes.dims[k];
-            offset += index[k] * axes.strides[k];
-        }
-        Odometer {
-            axes,
-            index,
-            offset,
-        }
-    }
-
-    /// The gradient offset of the current position.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-
-    /// Moves to the next position (wrapping to the first after the last).
-    pub fn advance(&mut self) {
-        for k in (0..self.index.len()).rev() {
-            self.index[k] += 1;
-            self.offset += self.axes.strides[k];
-            if self.index[k] < self.axes.dims[k] {
-                return;
-            }
-            self.offset -= self.axes.dims[k] * self.axes.strides[k];
-            self.index[k] = 0;
-        }
-    }
+/// The gradient offset a [`walk`] points at.
+#[inline(always)]
+pub(crate) fn offset(at: &Odometer<'_, 1>) -> usize {
+    at.offsets()[0] as usize
 }
 
 /// The innermost run of the gradient, which every other axis repeats.
@@ -198,11 +169,11 @@ mod tests {
     #[test]
     fn odometer_walks_row_major_positions() {
         let a = axes(&[2, 3], &[100, 7]);
-        let mut o = Odometer::at(&a, 1);
-        let mut seen = vec![o.offset()];
+        let mut o = walk(&a, 1);
+        let mut seen = vec![offset(&o)];
         for _ in 0..5 {
-            o.advance();
-            seen.push(o.offset());
+            o.step();
+            seen.push(offset(&o));
         }
         assert_eq!(seen, vec![7, 14, 100, 107, 114, 0]);
         assert_eq!(a.count(), 6);

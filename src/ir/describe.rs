@@ -43,6 +43,14 @@ pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
             let attributes = match &node.op {
                 Op::Broadcast { mode, .. } => Some(mode.describe()),
                 Op::ShapeOf { output_type } => Some(format!("output_type {output_type}")),
+                Op::Eltwise { op, spec } => Some(match op {
+                    crate::BinaryOp::Divide { pythondiv } => {
+                        format!("auto_broadcast {spec}, pythondiv {pythondiv}")
+                    }
+                    _ => format!("auto_broadcast {spec}"),
+                }),
+                Op::Select { spec } => Some(format!("auto_broadcast {spec}")),
+                Op::Convert { to } => Some(format!("destination_type {to}")),
                 _ => None,
             };
             let shape = match &node.op {
@@ -124,6 +132,8 @@ fn sources(model: &Model, node: &Node) -> String {
         } => &["data", "target_shape", "axes_mapping"],
         Op::Broadcast { .. } => &["data", "target_shape", "unused"],
         Op::ShapeOf { .. } => &["data"],
+        Op::Eltwise { .. } => &["a", "b"],
+        Op::Select { .. } => &["cond", "then", "else"],
         _ => &[""],
     };
     node.sources

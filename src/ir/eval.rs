@@ -272,6 +272,10 @@ fn compute<'a>(
             }),
         },
         Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass, materialise),
+        Op::Eltwise { op, spec } => crate::ir::eltwise::binary(layer, *op, spec, inputs, materialise),
+        Op::LogicalNot => crate::ir::eltwise::logical_not(layer, inputs[0], materialise),
+        Op::Select { spec } => crate::ir::eltwise::select(layer, spec, inputs, materialise),
+        Op::Convert { to } => crate::ir::eltwise::convert(layer, *to, inputs[0], materialise),
         Op::Result => unreachable!("Results are taken by the walk"),
     }
 }

@@ -55,6 +55,7 @@
 //! ```
 
 mod describe;
+mod eltwise;
 mod error;
 mod eval;
 mod graph;

@@ -133,7 +133,9 @@ pub struct RunArgs {
 #[command(after_help = "\
 Examples:
   bcast shape --mode numpy --target-shape 2,3 --data-shape 3      prints [2,3]
-  bcast shape --multi 2,1 3 4,1,1                                 prints [4,2,3]")]
+  bcast shape --multi 2,1 3 4,1,1                                 prints [4,2,3]
+  bcast shape --eltwise 2,3,4 3 --auto-broadcast pdpd --eltwise-axis 1   prints [2,3,4]
+  bcast shape --eltwise 2,1 3                                      prints [2,3] (numpy)")]
 pub struct ShapeArgs {
     #[command(flatten)]
     mode: Option<ModeArgs>,
@@ -149,6 +151,22 @@ pub struct ShapeArgs {
         conflicts_with_all = ["data_shape", "ModeArgs"]
     )]
     multi: Vec<String>,
+    /// Element-wise instead: the output shape of an element-wise op on A and B (in that
+    /// order: pdpd lays B onto A) under --auto-broadcast, e.g. --eltwise 2,3 3.
+    #[arg(
+        long,
+        value_names = ["A", "B"],
+        num_args = 2,
+        allow_hyphen_values = true,
+        conflicts_with_all = ["data_shape", "ModeArgs", "multi"]
+    )]
+    eltwise: Vec<String>,
+    /// With --eltwise: the rule, none, numpy (default) or pdpd.
+    #[arg(long, value_name = "RULE", requires = "eltwise")]
+    auto_broadcast: Option<String>,
+    /// With --eltwise --auto-broadcast pdpd: the axis of A that B starts at (default -1).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, requires = "eltwise")]
+    eltwise_axis: Option<i64>,
     /// Print {"shape": [2,3]} instead of [2,3].
     #[arg(long)]
     json: bool,
@@ -191,7 +209,16 @@ pub fn run(args: RunArgs) -> CliResult {
 /// # Errors
 /// Bad flags or shapes, a broken broadcast rule.
 pub fn shape(args: ShapeArgs) -> CliResult {
-    let out = if args.multi.is_empty() {
+    let out = if !args.eltwise.is_empty() {
+        let spec = super::eltwise::parse_rule(
+            args.auto_broadcast.as_deref().unwrap_or("numpy"),
+            args.eltwise_axis,
+            "--eltwise-axis",
+        )?;
+        let a = parse_shape("--eltwise shape A", &args.eltwise[0])?;
+        let b = parse_shape("--eltwise shape B", &args.eltwise[1])?;
+        bcast::eltwise_shape(&a, &b, &spec)?
+    } else if args.multi.is_empty() {
         let Some(mode_args) = &args.mode else {
             return Err(CliError(
                 "missing required arguments: --mode <MODE>, --target-shape <SHAPE>, --data-shape <SHAPE> (or --multi SHAPE...)".into(),

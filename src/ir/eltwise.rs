@@ -10,6 +10,8 @@ use ndarray::ArrayD;
 use crate::auto_broadcast::{eltwise_shape, AutoBroadcast};
 use crate::element::DType;
 use crate::error::BroadcastError;
+use crate::infer::infer_eltwise_shape;
+use crate::partial_shape::PartialShape;
 use crate::ir::error::{IrError, LayerRef};
 use crate::ir::eval::Value;
 use crate::mode::Rule;
@@ -82,14 +84,14 @@ pub(crate) fn binary<'a>(
     }
     let dtype = binary_dtype(op, a.dtype()).map_err(|p| types(layer, p))?;
     let shape = match (a.shape(), b.shape()) {
-        (Some(x), Some(y)) => Some(eltwise_shape(x, y, spec).map_err(rule(layer))?),
-        _ => None,
+        (Some(x), Some(y)) => PartialShape::from_static(&eltwise_shape(x, y, spec).map_err(rule(layer))?),
+        _ => infer_eltwise_shape(&a.partial(), &b.partial(), spec).map_err(rule(layer))?,
     };
     match (a, b) {
         (Value::Tensor(x), Value::Tensor(y)) if materialise => Ok(Value::Tensor(Cow::Owned(
             crate::binary(op, x, y, spec).map_err(rule(layer))?,
         ))),
-        _ => Ok(Value::Meta { dtype, shape }),
+        _ => Ok(Value::meta(dtype, shape)),
     }
 }
 
@@ -109,10 +111,7 @@ pub(crate) fn logical_not<'a>(
             Tensor::Bool(a) => Ok(Value::Tensor(Cow::Owned(Tensor::Bool(a.mapv(|v| !v))))),
             _ => unreachable!("the element type was checked above"),
         },
-        _ => Ok(Value::Meta {
-            dtype: DType::Bool,
-            shape: x.shape().map(<[usize]>::to_vec),
-        }),
+        _ => Ok(Value::meta(DType::Bool, x.partial())),
     }
 }
 
@@ -133,6 +132,29 @@ pub(crate) fn select_shape(
         AutoBroadcast::Pdpd { .. } => {
             eltwise_shape(then, else_, spec)?;
             eltwise_shape(then, cond, spec)
+        }
+    }
+}
+
+/// [`select_shape`] on partial shapes: each step is [`infer_eltwise_shape`]'s.
+fn infer_select_shape(
+    cond: &PartialShape,
+    then: &PartialShape,
+    else_: &PartialShape,
+    spec: &AutoBroadcast,
+) -> Result<PartialShape, BroadcastError> {
+    match spec {
+        AutoBroadcast::Numpy => {
+            let te = infer_eltwise_shape(then, else_, spec)?;
+            infer_eltwise_shape(cond, &te, spec)
+        }
+        AutoBroadcast::None => {
+            let te = infer_eltwise_shape(then, else_, spec)?;
+            infer_eltwise_shape(&te, cond, spec)
+        }
+        AutoBroadcast::Pdpd { .. } => {
+            let te = infer_eltwise_shape(then, else_, spec)?;
+            infer_eltwise_shape(&te, cond, spec)
         }
     }
 }
@@ -161,17 +183,17 @@ pub(crate) fn select<'a>(
         ));
     }
     let shape = match (cond.shape(), then.shape(), else_.shape()) {
-        (Some(c), Some(t), Some(e)) => Some(select_shape(c, t, e, spec).map_err(rule(layer))?),
-        _ => None,
+        (Some(c), Some(t), Some(e)) => {
+            PartialShape::from_static(&select_shape(c, t, e, spec).map_err(rule(layer))?)
+        }
+        _ => infer_select_shape(&cond.partial(), &then.partial(), &else_.partial(), spec)
+            .map_err(rule(layer))?,
     };
     match (cond, then, else_) {
         (Value::Tensor(c), Value::Tensor(t), Value::Tensor(e)) if materialise => Ok(Value::Tensor(
             Cow::Owned(crate::select_tensor(c, t, e, spec).map_err(rule(layer))?),
         )),
-        _ => Ok(Value::Meta {
-            dtype: then.dtype(),
-            shape,
-        }),
+        _ => Ok(Value::meta(then.dtype(), shape)),
     }
 }
 
@@ -189,10 +211,7 @@ pub(crate) fn convert<'a>(
     }
     match x {
         Value::Tensor(t) if materialise => Ok(Value::Tensor(Cow::Owned(convert_tensor(t, to)))),
-        _ => Ok(Value::Meta {
-            dtype: to,
-            shape: x.shape().map(<[usize]>::to_vec),
-        }),
+        _ => Ok(Value::meta(to, x.partial())),
     }
 }
 

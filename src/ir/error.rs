@@ -331,6 +331,22 @@ pub enum IrError {
         source: Box<BroadcastError>,
     },
 
+    /// A port's declared dims cannot hold any shape the layer may compute (found at load
+    /// time, on shapes known only in part).
+    #[error("{layer}: {direction} port {port} is declared {declared} in the .xml, but bcast infers {inferred}, which no shape of the declared one matches")]
+    PortPartialShape {
+        /// The layer.
+        layer: LayerRef,
+        /// Input or output.
+        direction: PortDirection,
+        /// The port's `id`.
+        port: u64,
+        /// The dims in the `.xml`.
+        declared: IrShape,
+        /// The partial shape bcast infers.
+        inferred: crate::PartialShape,
+    },
+
     /// An element-wise, Select or Convert layer's element types break its rule (operands of
     /// different types, a comparison on strings, a logical op on numbers, a Select cond that
     /// is not boolean, a Convert of strings).

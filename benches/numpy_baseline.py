@@ -8,6 +8,10 @@ per case per line, so the numbers can sit next to `bcast bench --json` output.
 
 Run: python3 benches/numpy_baseline.py [--case NAME]... [--budget-ms MS]
 
+The eltwise group (`bcast_cli::bench_eltwise::ELT_CASES`) runs the numpy ufunc of each case
+with `out=` into a reused output (`np.add(a, b, out=out)`, `np.where` for Select via
+`np.copyto(out, then, where=cond)` after filling `else`), reported as `numpy_ufunc_gbps`.
+
 The case table mirrors `bcast_cli::bench::CASES` (crates/bcast-cli/src/bench.rs). Non-numpy modes are expressed as
 the equivalent numpy broadcast of the data reshaped to the output rank (size 1 on every
 broadcast axis), which is what the modes mean. `strings` is skipped: numpy has no
@@ -81,12 +85,72 @@ def measure(name, data_shape, aligned, shape, dtype, budget):
     }
 
 
+# name, ufunc, a shape, b shape (PDPD: already placed at the output rank), dtype
+ELT_CASES = [
+    ("bias_add_f32", np.add, [1, 64, 512, 512], [64, 1, 1], np.float32),
+    ("row_mul_f32", np.multiply, [8192, 2048], [2048], np.float32),
+    ("column_sub_f32", np.subtract, [8192, 2048], [8192, 1], np.float32),
+    ("outer_add_f32", np.add, [4096, 1], [1, 4096], np.float32),
+    ("same_add_f32", np.add, [4096, 4096], [4096, 4096], np.float32),
+    ("pdpd_mul_f32", np.multiply, [8, 512, 64, 64], [512, 1, 1], np.float32),
+    ("pixel_add_u8", np.add, [1, 2048, 2048, 3], [3], np.uint8),
+    ("mid_mul_f16", np.multiply, [64, 512, 512], [512, 1], np.float16),
+    ("row_gt_f32", np.greater, [4096, 4096], [4096], np.float32),
+    ("scalar_max_f32", np.maximum, [4096, 4096], [], np.float32),
+    ("tiny_add_f32", np.add, [3, 1], [4], np.float32),
+    ("select_f32", None, [4096, 4096], [4096, 4096], np.float32),
+]
+
+
+def operand(shape, dtype, salt):
+    n = int(np.prod(shape)) if shape else 1
+    v = ((np.arange(n) * 7 + salt) % 251 + 1)
+    if dtype == np.bool_:
+        return (v % 2 == 0).reshape(shape)
+    if dtype == np.uint8:
+        return v.astype(np.uint8).reshape(shape)
+    return (v * 0.5).astype(dtype).reshape(shape)
+
+
+def measure_elt(name, ufunc, a_shape, b_shape, dtype, budget):
+    if ufunc is None:
+        cond = operand(a_shape, np.bool_, 0)
+        then = operand(b_shape, dtype, 1)
+        other = operand([], dtype, 2)
+        out = np.empty(np.broadcast_shapes(cond.shape, then.shape, other.shape), dtype=dtype)
+
+        def into():
+            out[...] = other
+            np.copyto(out, then, where=cond)
+    else:
+        a = operand(a_shape, dtype, 0)
+        b = operand(b_shape, dtype, 3)
+        out_dtype = np.bool_ if ufunc is np.greater else dtype
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=out_dtype)
+
+        def into():
+            ufunc(a, b, out=out)
+    into()
+    one = seconds_per_call(into, 1)
+    batch = max(1, int(1e-3 / max(one, 1e-9)))
+    rounds = max(7, min(201, int(budget / (batch * max(one, 1e-9)))))
+    k = sorted(seconds_per_call(into, batch) for _ in range(rounds))
+    return {
+        "case": name,
+        "bytes": out.nbytes,
+        "threads": 1,
+        "numpy_ufunc_gbps": out.nbytes / k[len(k) // 2] / 1e9,
+        "ns_per_call": k[len(k) // 2] * 1e9,
+        "numpy": np.__version__,
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", action="append", default=[])
     parser.add_argument("--budget-ms", type=float, default=1500)
     args = parser.parse_args()
-    known = {c[0] for c in CASES}
+    known = {c[0] for c in CASES} | {c[0] for c in ELT_CASES}
     for name in args.case:
         if name not in known:
             parser.error(f"unknown case {name!r} (known: {', '.join(sorted(known))})")
@@ -94,6 +158,10 @@ def main():
         if args.case and case[0] not in args.case:
             continue
         print(json.dumps(measure(*case, budget=args.budget_ms / 1000)), flush=True)
+    for case in ELT_CASES:
+        if args.case and case[0] not in args.case:
+            continue
+        print(json.dumps(measure_elt(*case, budget=args.budget_ms / 1000)), flush=True)
 
 
 if __name__ == "__main__":

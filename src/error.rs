@@ -257,6 +257,27 @@ pub enum BroadcastError {
         /// The element type's name.
         dtype: &'static str,
     },
+
+    /// Two operands (or an operand and the output) of an element-wise op have different
+    /// element types.
+    #[error("{op}: element types {left} and {right} differ")]
+    DTypeMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The first (or expected) element type's name.
+        left: &'static str,
+        /// The second (or given) element type's name.
+        right: &'static str,
+    },
+
+    /// An integer Divide, Mod or FloorMod met a zero divisor.
+    #[error("{op}: integer division by zero (the {dtype} divisor holds a 0)")]
+    DivisionByZero {
+        /// The operation.
+        op: &'static str,
+        /// The element type's name.
+        dtype: &'static str,
+    },
 }
 
 impl BroadcastError {

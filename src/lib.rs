@@ -29,6 +29,7 @@ mod api;
 mod auto_broadcast;
 mod dtype;
 mod element;
+mod eltwise;
 mod error;
 pub mod exec;
 mod infer;
@@ -53,6 +54,10 @@ pub use api::{
 pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
 pub use dtype::{DType, DTypeKind, ParseDTypeError};
 pub use element::Element;
+pub use eltwise::{
+    binary, binary_into, select, select_into, select_tensor, zip_with, zip_with_into, BinaryOp,
+    ParseBinaryOpError,
+};
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;
 pub use infer::{infer_eltwise_shape, infer_shape};

@@ -7,9 +7,11 @@
 //! its output the same way (a caller's rayon pool respected).
 
 mod fresh;
+mod odometer;
 mod parallel;
 
 pub use fresh::advise_huge_pages;
+pub use odometer::Odometer;
 pub use parallel::{for_each_chunk, threads, with_tuning, Tuning};
 
 /// A string clone allocates; for chunking, count it as about this many bytes of plain writes.

@@ -6,4 +6,5 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod bench;
+pub mod bench_eltwise;
 pub mod conformance;

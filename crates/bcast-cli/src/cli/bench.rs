@@ -68,6 +68,7 @@ pub fn main(args: BenchArgs) -> CliResult {
         writeln!(stdout, "{line}").map_err(io_error)?;
         stdout.flush().map_err(io_error)?;
     }
+    bcast_cli::bench_eltwise::run_group(&args.cases, &pool, threads, budget, args.json, &mut stdout)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -97,10 +98,15 @@ fn reduce_row(m: &ReduceMeasurement) -> String {
 /// when none is named.
 fn select(names: &[String]) -> Result<(Vec<&'static Case>, Vec<ReduceCase>), CliError> {
     let reduce = bench::reduce_cases();
-    let known = |n: &String| bench::find(n).is_some() || reduce.iter().any(|r| &r.name == n);
+    let known = |n: &String| {
+        bench::find(n).is_some()
+            || reduce.iter().any(|r| &r.name == n)
+            || bcast_cli::bench_eltwise::find_elt(n).is_some()
+    };
     if let Some(unknown) = names.iter().find(|n| !known(n)) {
         let mut all: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
         all.extend(reduce.iter().map(|r| r.name.as_str()));
+        all.extend(bcast_cli::bench_eltwise::ELT_CASES.iter().map(|c| c.name));
         return Err(CliError(format!(
             "unknown bench case '{unknown}' (known: {})",
             all.join(", ")

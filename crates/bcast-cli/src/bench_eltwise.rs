@@ -1,0 +1,337 @@
+//! The `eltwise` group of `bcast bench`: fused element-wise ops (`bcast::binary_into`,
+//! `bcast::select`) against the same-process bounds of this machine.
+//!
+//! Every number is measured in one process with the same threads and chunking, on a reused,
+//! already-written output:
+//! - **kernel**: `binary_into` (planning included) into that output;
+//! - **copy**: `memcpy` of an output-sized source into an output-sized buffer: the bound when
+//!   one operand is as large as the output (it must be read);
+//! - **fill**: a fill of the same buffer: the bound when no operand is output-sized;
+//! - **alloc**: `binary` (or `select`), which allocates its output each call.
+//!
+//! `ratio_bound` is kernel over copy where an input holds as many elements as the output (Select
+//! and the same-shape add included), over fill where none does.
+
+use std::time::Duration;
+
+use half::f16;
+use ndarray::{ArrayD, IxDyn};
+
+use bcast::{AutoBroadcast, BinaryOp, BroadcastError, DType, Parallelism, Tensor};
+
+use crate::bench::{fill, median, memcpy, schedule, seconds_per_call};
+
+/// One element-wise case.
+#[derive(Debug, Clone, Copy)]
+pub struct EltCase {
+    /// Name used by `--case`.
+    pub name: &'static str,
+    /// The op (`None`: Select, with `a` the condition's shape and `b` then's, else a scalar
+    /// unless `c` says otherwise).
+    pub op: Option<BinaryOp>,
+    /// First operand's shape (Select: the condition's).
+    pub a: &'static [usize],
+    /// Second operand's shape (Select: then's).
+    pub b: &'static [usize],
+    /// Select's else shape.
+    pub c: &'static [usize],
+    /// Element type of the operands (Select: of then/else).
+    pub dtype: DType,
+    /// The auto-broadcast rule.
+    pub spec: AutoBroadcast,
+}
+
+const fn case(
+    name: &'static str,
+    op: BinaryOp,
+    a: &'static [usize],
+    b: &'static [usize],
+    dtype: DType,
+    spec: AutoBroadcast,
+) -> EltCase {
+    EltCase {
+        name,
+        op: Some(op),
+        a,
+        b,
+        c: &[],
+        dtype,
+        spec,
+    }
+}
+
+/// The cases, in order.
+pub const ELT_CASES: &[EltCase] = &[
+    case("bias_add_f32", BinaryOp::Add, &[1, 64, 512, 512], &[64, 1, 1], DType::F32, AutoBroadcast::Numpy),
+    case("row_mul_f32", BinaryOp::Multiply, &[8192, 2048], &[2048], DType::F32, AutoBroadcast::Numpy),
+    case("column_sub_f32", BinaryOp::Subtract, &[8192, 2048], &[8192, 1], DType::F32, AutoBroadcast::Numpy),
+    case("outer_add_f32", BinaryOp::Add, &[4096, 1], &[1, 4096], DType::F32, AutoBroadcast::Numpy),
+    case("same_add_f32", BinaryOp::Add, &[4096, 4096], &[4096, 4096], DType::F32, AutoBroadcast::None),
+    case("pdpd_mul_f32", BinaryOp::Multiply, &[8, 512, 64, 64], &[512], DType::F32, AutoBroadcast::Pdpd { axis: 1 }),
+    case("pixel_add_u8", BinaryOp::Add, &[1, 2048, 2048, 3], &[3], DType::U8, AutoBroadcast::Numpy),
+    case("mid_mul_f16", BinaryOp::Multiply, &[64, 512, 512], &[512, 1], DType::F16, AutoBroadcast::Numpy),
+    case("row_gt_f32", BinaryOp::Greater, &[4096, 4096], &[4096], DType::F32, AutoBroadcast::Numpy),
+    case("scalar_max_f32", BinaryOp::Maximum, &[4096, 4096], &[], DType::F32, AutoBroadcast::Numpy),
+    case("tiny_add_f32", BinaryOp::Add, &[3, 1], &[4], DType::F32, AutoBroadcast::Numpy),
+    EltCase {
+        name: "select_f32",
+        op: None,
+        a: &[4096, 4096],
+        b: &[4096, 4096],
+        c: &[],
+        dtype: DType::F32,
+        spec: AutoBroadcast::Numpy,
+    },
+];
+
+/// The case called `name`.
+pub fn find_elt(name: &str) -> Option<&'static EltCase> {
+    ELT_CASES.iter().find(|c| c.name == name)
+}
+
+/// What `bcast bench` reports for one element-wise case (GB/s of output written).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EltMeasurement {
+    /// Case name.
+    pub case: &'static str,
+    /// Output bytes.
+    pub bytes: usize,
+    /// Threads available to every run.
+    pub threads: usize,
+    /// `binary_into` (or Select) into the reused output, planning included (median).
+    pub kernel_gbps: f64,
+    /// memcpy of an output-sized buffer (median).
+    pub copy_gbps: f64,
+    /// Fill of the output buffer (median).
+    pub fill_gbps: f64,
+    /// `kernel_gbps` over the case's bound (copy or fill, see the module docs).
+    pub ratio_bound: f64,
+    /// The allocating call (median).
+    pub alloc_gbps: f64,
+    /// Median nanoseconds per kernel call.
+    pub ns_per_call: f64,
+}
+
+/// Non-zero values that differ along the operand, of the case's type.
+fn operand(shape: &[usize], dtype: DType, salt: usize) -> Tensor {
+    let n: usize = shape.iter().product();
+    let v = |i: usize| ((i * 7 + salt) % 251 + 1) as u8;
+    let shape = IxDyn(shape);
+    macro_rules! arr {
+        ($f:expr) => {
+            ArrayD::from_shape_vec(shape, (0..n).map($f).collect())
+                .expect("length is the shape's product")
+                .into()
+        };
+    }
+    match dtype {
+        DType::U8 => arr!(v),
+        DType::F16 => arr!(|i| f16::from_f32(f32::from(v(i)) * 0.5)),
+        DType::Bool => arr!(|i| v(i) % 2 == 0),
+        _ => arr!(|i| f32::from(v(i)) * 0.5),
+    }
+}
+
+impl EltCase {
+    /// The case's inputs (Select: cond, then, else).
+    pub fn inputs(&self) -> Vec<Tensor> {
+        match self.op {
+            Some(_) => vec![
+                operand(self.a, self.dtype, 0),
+                operand(self.b, self.dtype, 3),
+            ],
+            None => vec![
+                operand(self.a, DType::Bool, 0),
+                operand(self.b, self.dtype, 1),
+                operand(self.c, self.dtype, 2),
+            ],
+        }
+    }
+
+    /// Runs the case into a new tensor.
+    ///
+    /// # Errors
+    /// Whatever the op says.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Tensor, BroadcastError> {
+        match self.op {
+            Some(op) => bcast::binary(op, &inputs[0], &inputs[1], &self.spec),
+            None => bcast::select_tensor(&inputs[0], &inputs[1], &inputs[2], &self.spec),
+        }
+    }
+
+    /// Runs the case into `out`.
+    ///
+    /// # Errors
+    /// Whatever the op says.
+    pub fn run_into(&self, inputs: &[Tensor], out: &mut Tensor) -> Result<(), BroadcastError> {
+        match self.op {
+            Some(op) => bcast::binary_into(op, &inputs[0], &inputs[1], &self.spec, out),
+            None => match (&inputs[0], &inputs[1], &inputs[2], out) {
+                (Tensor::Bool(c), Tensor::F32(t), Tensor::F32(e), Tensor::F32(o)) => {
+                    bcast::select_into(c.view(), t.view(), e.view(), &self.spec, o.view_mut())
+                }
+                (_, _, _, out) => {
+                    *out = bcast::select_tensor(&inputs[0], &inputs[1], &inputs[2], &self.spec)?;
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// Whether an input holds as many elements as the output (the copy bound applies).
+    fn has_output_sized_input(&self, out_len: usize) -> bool {
+        self.op.is_none()
+            || [self.a, self.b]
+                .iter()
+                .any(|s| s.iter().product::<usize>() == out_len)
+    }
+}
+
+/// Measures one case on `pool`, spending about `budget` on the interleaved rounds.
+///
+/// # Errors
+/// Any error of the op itself.
+pub fn measure_elt(
+    case: &EltCase,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    budget: Duration,
+) -> Result<EltMeasurement, BroadcastError> {
+    let par = Parallelism::Pool(pool);
+    let inputs = case.inputs();
+    let mut out = pool.install(|| case.run(&inputs))?;
+    let out_len = out.len();
+    let bytes = out_len * out.dtype().size();
+    let mut kernel = || pool.install(|| case.run_into(&inputs, &mut out));
+    kernel()?;
+    let one = seconds_per_call(1, &mut kernel)?;
+    let (batch, rounds) = schedule(one, budget, 3);
+    let mut buf = vec![0u8; bytes];
+    let src = vec![0x5Au8; bytes];
+    let (mut k, mut f) = (vec![], vec![]);
+    for _ in 0..rounds {
+        k.push(seconds_per_call(batch, &mut kernel)?);
+        f.push(seconds_per_call(batch, || fill(&mut buf, 0xA5, par))?);
+    }
+    let mut c = vec![];
+    for _ in 0..rounds {
+        c.push(seconds_per_call(batch, || memcpy(&mut buf, &src, par))?);
+    }
+    drop(src);
+    let mut a = vec![];
+    let mut kept = Vec::with_capacity(batch);
+    for _ in 0..rounds.min(31) {
+        let start = std::time::Instant::now();
+        for _ in 0..batch {
+            kept.push(pool.install(|| case.run(&inputs))?);
+        }
+        a.push(start.elapsed().as_secs_f64() / batch as f64);
+        kept.clear();
+    }
+    let gbps = |t: f64| if t > 0.0 { bytes as f64 / t / 1e9 } else { 0.0 };
+    let (kernel, copy, fill, alloc) = (
+        median(&mut k),
+        median(&mut c),
+        median(&mut f),
+        median(&mut a),
+    );
+    let bound = if case.has_output_sized_input(out_len) {
+        gbps(copy)
+    } else {
+        gbps(fill)
+    };
+    Ok(EltMeasurement {
+        case: case.name,
+        bytes,
+        threads,
+        kernel_gbps: gbps(kernel),
+        copy_gbps: gbps(copy),
+        fill_gbps: gbps(fill),
+        ratio_bound: if bound > 0.0 { gbps(kernel) / bound } else { 0.0 },
+        alloc_gbps: gbps(alloc),
+        ns_per_call: kernel * 1e9,
+    })
+}
+
+/// Runs and prints the cases named in `names` (all of them when `names` is empty): a table,
+/// or one JSON object per line with `json`. This is all `bcast bench` calls for the group.
+///
+/// # Errors
+/// The first measuring or writing error, as a message.
+pub fn run_group(
+    names: &[String],
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    budget: Duration,
+    json: bool,
+    out: &mut impl std::io::Write,
+) -> Result<(), String> {
+    let io = |e: std::io::Error| format!("cannot write the report: {e}");
+    let cases: Vec<_> = ELT_CASES
+        .iter()
+        .filter(|c| names.is_empty() || names.iter().any(|n| n == c.name))
+        .collect();
+    if !json && !cases.is_empty() {
+        writeln!(
+            out,
+            "# eltwise: fused op into a reused output; GB/s of output, medians; bound = copy \
+             when an input is output-sized, else fill"
+        )
+        .map_err(io)?;
+        writeln!(
+            out,
+            "{:<17} {:>10} {:>7} {:>11} {:>9} {:>9} {:>11} {:>10} {:>12}",
+            "case",
+            "bytes",
+            "threads",
+            "kernel_GB/s",
+            "copy_GB/s",
+            "fill_GB/s",
+            "ratio_bound",
+            "alloc_GB/s",
+            "ns_per_call"
+        )
+        .map_err(io)?;
+    }
+    for case in cases {
+        let m = measure_elt(case, pool, threads, budget).map_err(|e| e.to_string())?;
+        let line = if json {
+            serde_json::to_string(&m).map_err(|e| e.to_string())?
+        } else {
+            format!(
+                "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>9.2} {:>11.2} {:>10.2} {:>12.0}",
+                m.case,
+                m.bytes,
+                m.threads,
+                m.kernel_gbps,
+                m.copy_gbps,
+                m.fill_gbps,
+                m.ratio_bound,
+                m.alloc_gbps,
+                m.ns_per_call
+            )
+        };
+        writeln!(out, "{line}").map_err(io)?;
+        out.flush().map_err(io)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_runs_and_names_are_unique() {
+        for (i, c) in ELT_CASES.iter().enumerate() {
+            assert!(ELT_CASES[..i].iter().all(|o| o.name != c.name), "{}", c.name);
+            assert!(crate::bench::find(c.name).is_none(), "{}", c.name);
+        }
+        let tiny = find_elt("tiny_add_f32").unwrap();
+        let out = tiny.run(&tiny.inputs()).unwrap();
+        assert_eq!(out.shape(), &[3, 4]);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let m = measure_elt(tiny, &pool, 1, Duration::from_millis(10)).unwrap();
+        assert!(m.kernel_gbps > 0.0 && m.bytes == 48);
+    }
+}

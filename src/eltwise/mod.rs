@@ -1,0 +1,85 @@
+//! Element-wise ops under OpenVINO's auto-broadcast rules (`none`, `numpy`, `pdpd`), fused:
+//! `out = f(a, b)` reads each operand in place, whatever its layout, and never materialises a
+//! broadcast operand.
+//!
+//! - [`plan`]: one multi-operand plan (output shape, one stride list per operand, jointly
+//!   simplified);
+//! - [`exec`]: one parallel executor for every op and type;
+//! - [`ops`] (arithmetic), [`compare`], [`logical`], [`select`]: the ops;
+//! - [`dispatch`]: the [`crate::Tensor`] entry points.
+
+mod compare;
+mod dispatch;
+mod exec;
+mod logical;
+mod ops;
+mod plan;
+mod select;
+
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD};
+
+use crate::auto_broadcast::AutoBroadcast;
+use crate::error::BroadcastError;
+use crate::exec::Parallelism;
+use exec::{run_binary, Dest, PerElement};
+
+pub use dispatch::{binary, binary_into, select_tensor};
+pub use ops::{BinaryOp, ParseBinaryOpError};
+pub use select::{select, select_into};
+
+/// `f(a, b)` element-wise, with `a` and `b` broadcast under `spec` (PDPD: `b` onto `a`), into a
+/// new row-major array. Operands are read in place in any layout (transposed, stepped,
+/// reversed); the work is split over rayon's current pool for large outputs, with results
+/// identical for any thread count.
+///
+/// # Errors
+/// The broken rule's error ([`BroadcastError::ShapesDiffer`], [`BroadcastError::Incompatible`],
+/// [`BroadcastError::PdpdAxis`], [`BroadcastError::DimMismatch`]),
+/// [`BroadcastError::ShapeOverflow`], [`BroadcastError::Allocation`],
+/// [`BroadcastError::WorkerPanicked`] if `f` panicked.
+///
+/// ```
+/// use bcast::{zip_with, AutoBroadcast};
+/// use ndarray::array;
+/// let a = array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn();
+/// let b = array![10.0f32, 20.0].into_dyn();
+/// let sum = zip_with(a.view(), b.view(), &AutoBroadcast::Numpy, |x, y| x + y)?;
+/// assert_eq!(sum, array![[11.0, 22.0], [13.0, 24.0]].into_dyn());
+/// # Ok::<(), bcast::BroadcastError>(())
+/// ```
+pub fn zip_with<A, B, C, F>(
+    a: ArrayViewD<'_, A>,
+    b: ArrayViewD<'_, B>,
+    spec: &AutoBroadcast,
+    f: F,
+) -> Result<ArrayD<C>, BroadcastError>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Send,
+    F: Fn(A, B) -> C + Sync,
+{
+    run_binary(a, b, spec, &PerElement(f), Dest::Fresh, Parallelism::Auto)
+        .map(|r| r.expect("a fresh output is returned"))
+}
+
+/// [`zip_with`] into `out`, which must have the output's shape (any layout; a row-major one
+/// is written in place with no allocation).
+///
+/// # Errors
+/// As [`zip_with`]; [`BroadcastError::OutputShape`] when `out` has another shape.
+pub fn zip_with_into<A, B, C, F>(
+    a: ArrayViewD<'_, A>,
+    b: ArrayViewD<'_, B>,
+    spec: &AutoBroadcast,
+    out: ArrayViewMutD<'_, C>,
+    f: F,
+) -> Result<(), BroadcastError>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Send,
+    F: Fn(A, B) -> C + Sync,
+{
+    run_binary(a, b, spec, &PerElement(f), Dest::Into(out), Parallelism::Auto).map(drop)
+}

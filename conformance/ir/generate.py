@@ -847,7 +847,7 @@ def define_bad():
             xml=lambda t: r(t, "<dim>6</dim>\n\t\t\t\t</port>\n\t\t\t</output>", "<dim>7</dim>\n\t\t\t\t</port>\n\t\t\t</output>")),
         Bad("port_precision_mismatch", "the Broadcast's output port declared FP16", "output port 2 is declared f16 in the .xml, but bcast computes f32",
             xml=lambda t: r(t, '<port id="2" precision="FP32"', '<port id="2" precision="FP16"')),
-        Bad("port_dims_mismatch_at_run_time", "a dynamic model whose Broadcast output is declared [2,-1,5]; checked once the input is known", "output port 2 is declared [2,?,5] in the .xml, but bcast computes [2,3,4]",
+        Bad("port_dims_mismatch_at_run_time", "a dynamic model whose Broadcast output is declared [2,-1,5]; refused at load time: the inferred [2,?,4] cannot meet it (issue 15)", "output port 2 is declared [2,?,5] in the .xml, but bcast infers [2,?,4]",
             base="dynamic", xml=lambda t: r(t, "<dim>4</dim>\n\t\t\t\t</port>\n\t\t\t</output>", "<dim>5</dim>\n\t\t\t\t</port>\n\t\t\t</output>"),
             inputs=X31),
         Bad("negative_target_value", "target_shape [2,-3,6]", "layer 2 'broadcast' (Broadcast): target_shape value -3 at index 1 is negative",

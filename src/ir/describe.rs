@@ -28,7 +28,8 @@ pub struct LayerSummary {
     pub sources: String,
     /// The output's element type (a Result's: its source's), if known.
     pub dtype: Option<DType>,
-    /// The output's shape, `[2,3]`, or the declared one followed by ` (declared)`.
+    /// The output's shape: `[2,3]`, or what load time inferred of it (`[?,3,1..8]`, `[...]`
+    /// for an unknown rank), narrowed by the port's declared dims.
     pub shape: String,
     /// A Const's values, when it holds at most 16 integers: `[1,16,50,50]`.
     pub values: Option<String>,
@@ -43,6 +44,14 @@ pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
             let attributes = match &node.op {
                 Op::Broadcast { mode, .. } => Some(mode.describe()),
                 Op::ShapeOf { output_type } => Some(format!("output_type {output_type}")),
+                Op::Eltwise { op, spec } => Some(match op {
+                    crate::BinaryOp::Divide { pythondiv } => {
+                        format!("auto_broadcast {spec}, pythondiv {pythondiv}")
+                    }
+                    _ => format!("auto_broadcast {spec}"),
+                }),
+                Op::Select { spec } => Some(format!("auto_broadcast {spec}")),
+                Op::Convert { to } => Some(format!("destination_type {to}")),
                 _ => None,
             };
             let shape = match &node.op {
@@ -124,6 +133,8 @@ fn sources(model: &Model, node: &Node) -> String {
         } => &["data", "target_shape", "axes_mapping"],
         Op::Broadcast { .. } => &["data", "target_shape", "unused"],
         Op::ShapeOf { .. } => &["data"],
+        Op::Eltwise { .. } => &["a", "b"],
+        Op::Select { .. } => &["cond", "then", "else"],
         _ => &[""],
     };
     node.sources
@@ -152,12 +163,20 @@ fn shape_of(model: &Model, node: usize, output: usize) -> String {
         .and_then(Option::as_ref)
     {
         Some(shape) => IrShape::fixed(shape).to_string(),
-        None => format!(
-            "{} (declared)",
-            model.graph.nodes[node].outputs[output]
-                .dims
-                .declared_dynamic()
-        ),
+        None => match model
+            .partials
+            .get(node)
+            .and_then(|k| k.get(output))
+            .and_then(Option::as_ref)
+        {
+            Some(partial) => partial.to_string(),
+            None => format!(
+                "{} (declared)",
+                model.graph.nodes[node].outputs[output]
+                    .dims
+                    .declared_dynamic()
+            ),
+        },
     }
 }
 

@@ -87,7 +87,7 @@ pub enum IrError {
     },
 
     /// The layer's type (or its opset) is not one bcast runs.
-    #[error("{layer}: type {kind} version {version} is not one bcast runs (it runs Parameter, Const, Result, Broadcast and ShapeOf from opset1 to opset16)")]
+    #[error("{layer}: type {kind} version {version} is not one bcast runs (it runs Parameter, Const, Result, Broadcast, ShapeOf, Convert, Select, LogicalNot and the binary element-wise layers Add ... LogicalXor, from opset1 to opset16)")]
     UnsupportedLayer {
         /// The layer.
         layer: LayerRef,
@@ -329,6 +329,33 @@ pub enum IrError {
         layer: LayerRef,
         /// The rule that was broken (boxed: it is the largest part of this enum).
         source: Box<BroadcastError>,
+    },
+
+    /// A port's declared dims cannot hold any shape the layer may compute (found at load
+    /// time, on shapes known only in part).
+    #[error("{layer}: {direction} port {port} is declared {declared} in the .xml, but bcast infers {inferred}, which no shape of the declared one matches")]
+    PortPartialShape {
+        /// The layer.
+        layer: LayerRef,
+        /// Input or output.
+        direction: PortDirection,
+        /// The port's `id`.
+        port: u64,
+        /// The dims in the `.xml`.
+        declared: IrShape,
+        /// The partial shape bcast infers.
+        inferred: crate::PartialShape,
+    },
+
+    /// An element-wise, Select or Convert layer's element types break its rule (operands of
+    /// different types, a comparison on strings, a logical op on numbers, a Select cond that
+    /// is not boolean, a Convert of strings).
+    #[error("{layer}: {problem}")]
+    ElementTypes {
+        /// The layer.
+        layer: LayerRef,
+        /// The rule and the types that break it.
+        problem: String,
     },
 
     /// A ShapeOf with `output_type="i32"` met a dimension beyond `i32::MAX`.

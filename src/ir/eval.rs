@@ -15,19 +15,45 @@ use crate::exec::Parallelism;
 use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::graph::{Graph, IrMode, Node, Op, Port};
 use crate::mode::Mode;
+use crate::partial_shape::{Dim as PDim, PartialShape, TargetShape};
 use crate::tensor::Tensor;
 
 /// What is known of one output: its tensor, or only its element type and maybe its shape.
 #[derive(Debug, Clone)]
 pub(crate) enum Value<'a> {
     Tensor(Cow<'a, Tensor>),
+    /// Built by [`Value::meta`] only, so that `shape` is `partial` when that is static.
     Meta {
         dtype: DType,
+        /// The shape, when every dimension is known.
         shape: Option<Vec<usize>>,
+        /// What is known of the shape (load time).
+        partial: PartialShape,
+        /// What is known of the values of a 1-D integer tensor that holds a shape (the
+        /// ShapeOf of a partially known tensor): one [`PDim`] per value.
+        values: Option<Vec<PDim>>,
     },
 }
 
 impl Value<'_> {
+    /// A value known only by its element type and (partial) shape.
+    pub fn meta(dtype: DType, partial: PartialShape) -> Value<'static> {
+        Value::Meta {
+            dtype,
+            shape: partial.to_static(),
+            partial,
+            values: None,
+        }
+    }
+
+    /// What is known of the shape.
+    pub fn partial(&self) -> PartialShape {
+        match self {
+            Value::Tensor(t) => PartialShape::from_static(t.shape()),
+            Value::Meta { partial, .. } => partial.clone(),
+        }
+    }
+
     pub fn dtype(&self) -> DType {
         match self {
             Value::Tensor(t) => t.dtype(),
@@ -63,6 +89,9 @@ pub(crate) struct Outcome<'a> {
     pub shapes: Vec<Vec<Option<Vec<usize>>>>,
     /// The element type of every layer's output (`None` for Results).
     pub dtypes: Vec<Option<DType>>,
+    /// What is known of every output port's shape: `partials[node][output]` (load time;
+    /// `None` for Results).
+    pub partials: Vec<Vec<Option<PartialShape>>>,
 }
 
 /// Walks the graph.
@@ -83,6 +112,12 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
         .map(|n| vec![None; n.outputs.len()])
         .collect();
     let mut dtypes: Vec<Option<DType>> = vec![None; graph.nodes.len()];
+    let mut partials: Vec<Vec<Option<PartialShape>>> = graph
+        .nodes
+        .iter()
+        .map(|n| vec![None; n.outputs.len()])
+        .collect();
+    let record_partials = matches!(pass, Pass::Infer);
     let mut uses_left = graph.uses.clone();
     let mut results: Vec<Option<Value<'a>>> = graph.results.iter().map(|_| None).collect();
     let materialise = needs_data(graph);
@@ -133,6 +168,9 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
             known(pass, i, 0),
         )?;
         shapes[i][0] = out.shape().map(<[usize]>::to_vec);
+        if record_partials {
+            partials[i][0] = Some(out.partial());
+        }
         dtypes[i] = Some(out.dtype());
         if graph.uses[i][0] > 0 {
             values[i][0] = Some(out);
@@ -152,6 +190,7 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
             .collect(),
         shapes,
         dtypes,
+        partials,
     })
 }
 
@@ -193,7 +232,7 @@ fn check_port(
         }
     }
     let Some(shape) = value.shape() else {
-        return Ok(());
+        return check_partial_port(node, direction, port, value);
     };
     let dynamic_rank_possible = matches!(pass, Pass::Run { .. })
         && port.dims == crate::ir::types::IrShape::Dims(Vec::new());
@@ -207,6 +246,35 @@ fn check_port(
         });
     }
     Ok(())
+}
+
+/// A port against a shape known only in part: refused when no shape the layer may compute
+/// fits the declared dims (a rank that differs, a dimension whose intervals do not meet). A
+/// port with no `<dim>` is how OpenVINO writes "any rank" there, so it holds any shape.
+fn check_partial_port(
+    node: &Node,
+    direction: PortDirection,
+    port: &Port,
+    value: &Value<'_>,
+) -> Result<(), IrError> {
+    let declared = port.dims.declared_dynamic().to_partial();
+    let inferred = value.partial();
+    let fits = match (declared.dims(), inferred.dims()) {
+        (Some(d), Some(i)) => {
+            d.len() == i.len() && d.iter().zip(i).all(|(a, b)| a.intersect(*b).is_some())
+        }
+        _ => true,
+    };
+    if fits {
+        return Ok(());
+    }
+    Err(IrError::PortPartialShape {
+        layer: node.layer.clone(),
+        direction,
+        port: port.id,
+        declared: port.dims.clone(),
+        inferred,
+    })
 }
 
 /// Which layers' outputs must be computed as tensors at run time: those a Result reads, those
@@ -240,10 +308,7 @@ fn compute<'a>(
     let layer = &node.layer;
     match &node.op {
         Op::Parameter { dtype, shape } => match pass {
-            Pass::Infer => Ok(Value::Meta {
-                dtype: *dtype,
-                shape: shape.to_static(),
-            }),
+            Pass::Infer => Ok(Value::meta(*dtype, shape.to_partial())),
             Pass::Run { inputs, .. } => {
                 let position = graph.slot[index].expect("a Parameter has a slot");
                 let t = inputs[position];
@@ -266,12 +331,24 @@ fn compute<'a>(
                 *output_type,
                 layer,
             )?))),
-            None => Ok(Value::Meta {
-                dtype: *output_type,
-                shape: None,
-            }),
+            None => {
+                let partial = inputs[0].partial();
+                Ok(match partial.dims() {
+                    Some(dims) => Value::Meta {
+                        dtype: *output_type,
+                        shape: Some(vec![dims.len()]),
+                        partial: PartialShape::from_static(&[dims.len()]),
+                        values: Some(dims.to_vec()),
+                    },
+                    None => Value::meta(*output_type, PartialShape::Ranked(vec![PDim::ANY])),
+                })
+            }
         },
         Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass, materialise),
+        Op::Eltwise { op, spec } => crate::ir::eltwise::binary(layer, *op, spec, inputs, materialise),
+        Op::LogicalNot => crate::ir::eltwise::logical_not(layer, inputs[0], materialise),
+        Op::Select { spec } => crate::ir::eltwise::select(layer, spec, inputs, materialise),
+        Op::Convert { to } => crate::ir::eltwise::convert(layer, *to, inputs[0], materialise),
         Op::Result => unreachable!("Results are taken by the walk"),
     }
 }
@@ -389,11 +466,9 @@ fn broadcast<'a>(
         IrMode::Explicit => index_list(layer, "axes_mapping", inputs[2])?,
         _ => Some(Vec::new()),
     };
-    let (Some(data_shape), Some(target), Some(axes)) = (data.shape(), target, axes) else {
-        return Ok(Value::Meta {
-            dtype: data.dtype(),
-            shape: None,
-        });
+    let (Some(data_shape), Some(target), Some(axes)) = (data.shape(), target.clone(), axes.clone())
+    else {
+        return infer_broadcast(layer, mode, data, inputs[1], target, axes);
     };
     let mode = match mode {
         IrMode::Numpy => Mode::Numpy,
@@ -410,9 +485,47 @@ fn broadcast<'a>(
         (Pass::Run { .. }, Value::Tensor(t)) if materialise => Ok(Value::Tensor(Cow::Owned(
             t.run_plan(&plan, Parallelism::Auto).map_err(rule)?,
         ))),
-        _ => Ok(Value::Meta {
-            dtype: data.dtype(),
-            shape: Some(plan.output_shape().to_vec()),
-        }),
+        _ => Ok(Value::meta(
+            data.dtype(),
+            PartialShape::from_static(plan.output_shape()),
+        )),
     }
+}
+
+/// A Broadcast whose data shape or target values are known only in part: the tightest
+/// partial output shape ([`crate::infer_shape`]), or the rule's error when the contradiction
+/// is certain.
+fn infer_broadcast<'a>(
+    layer: &LayerRef,
+    mode: IrMode,
+    data: &Value<'_>,
+    target_value: &Value<'_>,
+    target: Option<Vec<usize>>,
+    axes: Option<Vec<usize>>,
+) -> Result<Value<'a>, IrError> {
+    let target = match (target, target_value) {
+        (Some(values), _) => TargetShape::Known(values),
+        (None, Value::Meta { values: Some(v), .. }) => TargetShape::Partial(v.clone()),
+        (None, v) => match v.shape() {
+            Some([n]) => TargetShape::Rank(*n),
+            _ => TargetShape::Unknown,
+        },
+    };
+    let mode = match (mode, axes) {
+        (IrMode::Numpy, _) => Mode::Numpy,
+        (IrMode::Bidirectional, _) => Mode::Bidirectional,
+        (IrMode::Pdpd { axis }, _) => Mode::Pdpd { axis },
+        (IrMode::Explicit, Some(axes_mapping)) => Mode::Explicit { axes_mapping },
+        // Axes not known until run time: the output is the target, unchecked.
+        (IrMode::Explicit, None) => {
+            return Ok(Value::meta(data.dtype(), target.to_partial_shape()))
+        }
+    };
+    let partial = crate::infer::infer_shape(&data.partial(), &target, &mode).map_err(|source| {
+        IrError::Broadcast {
+            layer: layer.clone(),
+            source: Box::new(source),
+        }
+    })?;
+    Ok(Value::meta(data.dtype(), partial))
 }

@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::auto_broadcast::AutoBroadcast;
 use crate::element::DType;
+use crate::BinaryOp;
 use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::types::{dtype_from_ir, IrShape};
 use crate::ir::weights;
@@ -41,6 +43,11 @@ pub(crate) enum Op {
     Const { value: Tensor },
     ShapeOf { output_type: DType },
     Broadcast { mode: IrMode },
+    /// A binary element-wise layer (Add ... LogicalXor).
+    Eltwise { op: BinaryOp, spec: AutoBroadcast },
+    LogicalNot,
+    Select { spec: AutoBroadcast },
+    Convert { to: DType },
     Result,
 }
 
@@ -218,14 +225,46 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
         }
         "Broadcast" => broadcast(raw, if opset >= 3 { 3 } else { 1 }, raw.inputs.len())?,
         "Result" => Op::Result,
-        _ => return Err(unsupported()),
+        "LogicalNot" => Op::LogicalNot,
+        "Select" => Op::Select {
+            spec: auto_broadcast(raw)?,
+        },
+        "Convert" => {
+            let name = required(raw, "destination_type")?;
+            let to = element_type(layer, name)?;
+            Op::Convert { to }
+        }
+        kind => match BinaryOp::from_openvino_type(kind) {
+            Ok(mut op) => {
+                if let BinaryOp::Divide { pythondiv } = &mut op {
+                    *pythondiv = match raw.attr("m_pythondiv").map(str::trim) {
+                        None | Some("true") => true,
+                        Some("false") => false,
+                        Some(other) => {
+                            return Err(bad_attribute(
+                                layer,
+                                "m_pythondiv",
+                                format!("is '{other}', but Divide takes true or false"),
+                            ))
+                        }
+                    };
+                }
+                Op::Eltwise {
+                    op,
+                    spec: auto_broadcast(raw)?,
+                }
+            }
+            Err(_) => return Err(unsupported()),
+        },
     };
     // After the attributes, so that a bad element type is reported where it is declared.
     let inputs = ports(&raw.inputs)?;
     let outputs = ports(&raw.outputs)?;
     let (want_inputs, want_outputs): (Option<usize>, usize) = match &op {
         Op::Parameter { .. } | Op::Const { .. } => (Some(0), 1),
-        Op::ShapeOf { .. } => (Some(1), 1),
+        Op::ShapeOf { .. } | Op::LogicalNot | Op::Convert { .. } => (Some(1), 1),
+        Op::Eltwise { .. } => (Some(2), 1),
+        Op::Select { .. } => (Some(3), 1),
         // Counted in `broadcast`, where the mode is known.
         Op::Broadcast { .. } => (None, 1),
         Op::Result => (Some(1), 0),
@@ -369,6 +408,51 @@ fn broadcast(raw: &RawLayer, opset: u32, input_count: usize) -> Result<Op, IrErr
         });
     }
     Ok(Op::Broadcast { mode })
+}
+
+/// An element-wise layer's `auto_broadcast` attribute (absent: numpy, OpenVINO's default for
+/// every element-wise op): `none` (or `explicit`, the same value in OpenVINO), `numpy`, or
+/// `pdpd` with its axis from `auto_broadcast.auto_broadcast_axis` (the name OpenVINO 2026.4
+/// writes; `auto_broadcast_axis` is read too). An absent pdpd axis is 0, as OpenVINO reads it.
+fn auto_broadcast(raw: &RawLayer) -> Result<AutoBroadcast, IrError> {
+    let text = raw.attr("auto_broadcast").unwrap_or("numpy");
+    let spec = match text.trim().to_ascii_lowercase().as_str() {
+        "none" | "explicit" => AutoBroadcast::None,
+        "numpy" => AutoBroadcast::Numpy,
+        "pdpd" => {
+            let mut axis: Option<(i64, &str)> = None;
+            for name in ["auto_broadcast.auto_broadcast_axis", "auto_broadcast_axis"] {
+                let Some(t) = raw.attr(name) else { continue };
+                let value: i64 = t.trim().parse().map_err(|_| {
+                    bad_attribute(&raw.layer, name, format!("is '{t}', which is not an integer"))
+                })?;
+                if let Some((first, first_name)) = axis {
+                    if first != value {
+                        return Err(bad_attribute(
+                            &raw.layer,
+                            name,
+                            format!("is {value} but '{first_name}' is {first}"),
+                        ));
+                    }
+                }
+                axis = Some((value, name));
+            }
+            AutoBroadcast::Pdpd {
+                axis: axis.map_or(0, |(a, _)| a),
+            }
+        }
+        _ => {
+            return Err(bad_attribute(
+                &raw.layer,
+                "auto_broadcast",
+                format!(
+                    "is '{text}', but an element-wise {} takes none, numpy or pdpd",
+                    raw.layer.kind
+                ),
+            ))
+        }
+    };
+    Ok(spec)
 }
 
 /// The PDPD start axis. OpenVINO 2026.4 writes and reads `mode.auto_broadcast_axis`

@@ -55,6 +55,7 @@
 //! ```
 
 mod describe;
+mod eltwise;
 mod error;
 mod eval;
 mod graph;
@@ -95,6 +96,9 @@ pub struct Model {
     known: Vec<Vec<Option<Vec<usize>>>>,
     /// The element type of every layer's output (`None` for Results).
     dtypes: Vec<Option<DType>>,
+    /// What load time inferred of every output port's shape, met with the port's declared
+    /// dims: `partials[node][output]`.
+    partials: Vec<Vec<Option<IrShape>>>,
     inputs: Vec<TensorInfo>,
     outputs: Vec<TensorInfo>,
 }
@@ -168,7 +172,7 @@ impl Model {
 
     fn from_net(net: xml::RawNet, bin: &[u8]) -> Result<Model, IrError> {
         let graph = graph::build(net, bin)?;
-        let (known, dtypes, outputs) = {
+        let (known, dtypes, partials, outputs) = {
             let outcome = eval::evaluate(&graph, &Pass::Infer)?;
             let outputs = graph
                 .results
@@ -179,13 +183,23 @@ impl Model {
                     TensorInfo {
                         name: node.layer.name.clone(),
                         dtype: value.dtype(),
-                        shape: value
-                            .shape()
-                            .map_or_else(|| node.inputs[0].dims.declared_dynamic(), IrShape::fixed),
+                        shape: meet(&value.partial(), &node.inputs[0].dims),
                     }
                 })
                 .collect();
-            (outcome.shapes, outcome.dtypes, outputs)
+            let partials = outcome
+                .partials
+                .iter()
+                .zip(&graph.nodes)
+                .map(|(ports, node)| {
+                    ports
+                        .iter()
+                        .zip(&node.outputs)
+                        .map(|(p, port)| p.as_ref().map(|p| meet(p, &port.dims)))
+                        .collect()
+                })
+                .collect();
+            (outcome.shapes, outcome.dtypes, partials, outputs)
         };
         let inputs = graph
             .parameters
@@ -206,6 +220,7 @@ impl Model {
             graph,
             known,
             dtypes,
+            partials,
             inputs,
             outputs,
         })
@@ -296,6 +311,24 @@ impl Model {
     pub fn layers(&self) -> Vec<LayerSummary> {
         describe::layers(self)
     }
+}
+
+/// What is known of a port's shape: the inferred partial shape narrowed by the dims the
+/// `.xml` declares (which load time checked to meet it). A port with no `<dim>` on a shape
+/// not known statically declares nothing.
+fn meet(inferred: &crate::PartialShape, declared: &IrShape) -> IrShape {
+    let declared = declared.declared_dynamic().to_partial();
+    let shape = match (inferred.dims(), declared.dims()) {
+        (Some(i), Some(d)) if i.len() == d.len() => crate::PartialShape::Ranked(
+            i.iter()
+                .zip(d)
+                .map(|(a, b)| a.intersect(*b).unwrap_or(*a))
+                .collect(),
+        ),
+        (None, Some(_)) => declared,
+        _ => inferred.clone(),
+    };
+    IrShape::from_partial(&shape)
 }
 
 /// The largest `.xml` [`Model::load`] reads: 256 MiB (a model of Broadcast layers is a few

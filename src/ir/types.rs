@@ -140,6 +140,43 @@ impl IrShape {
         }
     }
 
+    /// The same shape as a [`PartialShape`](crate::PartialShape).
+    pub fn to_partial(&self) -> crate::PartialShape {
+        use crate::Dim as P;
+        match self {
+            IrShape::AnyRank => crate::PartialShape::Dynamic,
+            IrShape::Dims(dims) => crate::PartialShape::Ranked(
+                dims.iter()
+                    .map(|d| match *d {
+                        Dim::Fixed(n) => P::known(n),
+                        Dim::Range { min, max: None } => P::at_least(min),
+                        Dim::Range { min, max: Some(m) } => {
+                            P::interval(min, m).unwrap_or(P::known(min))
+                        }
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A [`PartialShape`](crate::PartialShape) as the IR writes it.
+    pub fn from_partial(shape: &crate::PartialShape) -> IrShape {
+        match shape.dims() {
+            None => IrShape::AnyRank,
+            Some(dims) => IrShape::Dims(
+                dims.iter()
+                    .map(|d| match d.get() {
+                        Some(n) => Dim::Fixed(n),
+                        None => Dim::Range {
+                            min: d.min(),
+                            max: d.max(),
+                        },
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
     /// Parses a `shape` attribute: `2,3`, `` (rank 0), `?,1..10,3`, `...` (any rank).
     pub(crate) fn parse_attribute(text: &str) -> Option<IrShape> {
         let t = text.trim();

@@ -15,8 +15,10 @@
 //!
 //! - `name` (string), `inputs` (file names inside the folder) and either `outputs` (file names)
 //!   or `"error": true` (the case must be rejected) are common to every op.
-//! - `op` names what is run: absent or `"broadcast"`. Any other op fails the case with the
-//!   reason `unknown op`.
+//! - `op` names what is run: absent or `"broadcast"`, `"reduce"`, `"eltwise"` or `"select"`
+//!   (element-wise ops under auto-broadcast; fields in `conformance/eltwise/README.md`:
+//!   `eltwise`, `auto_broadcast`, `axis`, `pythondiv`, `ulp`). Any other op fails the case
+//!   with the reason `unknown op`.
 //! - The broadcast op takes `mode`: `numpy`, `bidirectional`, `explicit` (alias `none`), `pdpd`,
 //!   `axes` or `multi`, with `target_shape` (every mode but `multi`), `axes_mapping`
 //!   (explicit), `axis` (pdpd, default -1) and `broadcast_axes` (axes). `multi` takes N inputs,
@@ -55,6 +57,7 @@
 
 mod broadcast;
 mod compare;
+mod eltwise;
 mod fields;
 mod ir_model;
 mod reduce;
@@ -171,6 +174,7 @@ fn file_list(fields: &Map<String, Value>, key: &str) -> Result<Vec<String>, Stri
 enum Prepared {
     Broadcast(broadcast::Spec),
     Reduce(reduce::Spec),
+    Eltwise(eltwise::Spec),
 }
 
 /// How expected and actual outputs are compared.
@@ -186,6 +190,9 @@ enum Comparison {
         /// Absolute tolerance.
         atol: f64,
     },
+    /// Same dtype and shape; floats within this many units in the last place (a NaN matches
+    /// any NaN), everything else exactly.
+    Ulp(u32),
 }
 
 /// What an op made of its inputs.
@@ -201,6 +208,8 @@ fn prepare(case: &Case) -> Result<Prepared, String> {
     match case.op.as_str() {
         "broadcast" => broadcast::Spec::parse(case).map(Prepared::Broadcast),
         "reduce" => reduce::Spec::parse(case).map(Prepared::Reduce),
+        "eltwise" => eltwise::Spec::parse(case, false).map(Prepared::Eltwise),
+        "select" => eltwise::Spec::parse(case, true).map(Prepared::Eltwise),
         other => Err(format!("unknown op '{other}'")),
     }
 }
@@ -210,6 +219,7 @@ impl Prepared {
         match self {
             Prepared::Broadcast(spec) => spec.run(inputs),
             Prepared::Reduce(spec) => spec.run(inputs),
+            Prepared::Eltwise(spec) => spec.run(inputs),
         }
     }
 
@@ -220,6 +230,8 @@ impl Prepared {
                 rtol: spec.rtol,
                 atol: spec.atol,
             },
+            Prepared::Eltwise(spec) if spec.ulp == 0 => Comparison::Exact,
+            Prepared::Eltwise(spec) => Comparison::Ulp(spec.ulp),
         }
     }
 }
@@ -371,6 +383,7 @@ fn judge(case: &Case) -> Result<(), String> {
                     Comparison::Close { rtol, atol } => {
                         compare::close(&expected, actual, rtol, atol)
                     }
+                    Comparison::Ulp(ulp) => compare::within_ulp(&expected, actual, ulp),
                 };
                 verdict.map_err(|e| format!("{file}: {e}"))?;
             }

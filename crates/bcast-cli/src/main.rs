@@ -28,6 +28,11 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Load and run an OpenVINO IR model built from Broadcast layers.
     Ir(cli::ir::IrArgs),
+    /// An element-wise op (add, multiply, less, logical_and, ...) on two .npy files under
+    /// an auto-broadcast rule.
+    Eltwise(cli::eltwise::EltwiseArgs),
+    /// Select: COND ? THEN : ELSE element by element, under an auto-broadcast rule.
+    Select(cli::eltwise::SelectArgs),
     /// Reduce a gradient back to the data's shape (the adjoint of a broadcast).
     Reduce(cli::reduce::ReduceArgs),
 }
@@ -47,6 +52,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::main(a),
         Command::Ir(a) => cli::ir::main(a),
         Command::Reduce(a) => cli::reduce::main(a),
+        Command::Eltwise(a) => cli::eltwise::eltwise(a),
+        Command::Select(a) => cli::eltwise::select(a),
     });
     match result {
         Ok(code) => code,

@@ -54,6 +54,26 @@ fn every_case_group_and_mode_is_present() {
     assert_eq!(errors.iter().map(String::as_str).collect::<Vec<_>>(), all);
 }
 
+#[test]
+fn the_eltwise_group_is_present_and_covers_every_op_and_rule() {
+    let cases = find_cases(&[suite().join("eltwise")]).unwrap();
+    assert!(cases.len() >= 400, "only {} eltwise cases", cases.len());
+    let mut ops = std::collections::BTreeSet::new();
+    let mut rules = std::collections::BTreeSet::new();
+    for dir in &cases {
+        let text = fs::read_to_string(dir.join("case.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let op = v["op"].as_str().unwrap();
+        ops.insert(if op == "select" { "select".to_string() } else { v["eltwise"].as_str().unwrap().to_string() });
+        rules.insert(v["auto_broadcast"].as_str().unwrap().to_string());
+    }
+    assert_eq!(ops.len(), 20, "{ops:?}");
+    assert_eq!(rules.into_iter().collect::<Vec<_>>(), ["none", "numpy", "pdpd"]);
+    // The whole-suite test above runs them; this checks they run as eltwise cases.
+    let report = run_dirs(&[suite().join("eltwise")]).unwrap();
+    assert_eq!(report.failed(), 0, "{}", report.summary());
+}
+
 /// A fresh folder under the target dir's scratch space.
 fn scratch(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);

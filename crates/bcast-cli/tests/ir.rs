@@ -870,3 +870,139 @@ fn empty_constants_saved_by_openvino_with_a_size_of_one_are_read() {
     let xml = std::fs::read_to_string(conformance("ir/empty_const_i64/model.xml")).unwrap();
     assert!(xml.contains(r#"shape="0" offset="16" size="1""#) || xml.contains(r#"size="1""#));
 }
+
+/// A Parameter `x` (shape attribute `x_shape`), a Const f32 `c` of shape [3,1] (ones), an Add
+/// (numpy) of the two declared `add_dims`, and a Result.
+fn dynamic_add_model(x_shape: &str, add_dims: &str) -> String {
+    let x_dims = dims(x_shape);
+    let add_dims = dims(add_dims);
+    format!(
+        r#"<net name="d" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="{x_shape}" element_type="f32"/><output><port id="0" precision="FP32">{x_dims}</port></output></layer>
+<layer id="1" name="c" type="Const" version="opset1"><data element_type="f32" shape="3,1" offset="0" size="12"/><output><port id="0" precision="FP32"><dim>3</dim><dim>1</dim></port></output></layer>
+<layer id="2" name="add" type="Add" version="opset1"><data auto_broadcast="numpy"/><input><port id="0" precision="FP32">{x_dims}</port><port id="1" precision="FP32"><dim>3</dim><dim>1</dim></port></input><output><port id="2" precision="FP32">{add_dims}</port></output></layer>
+<layer id="3" name="y" type="Result" version="opset1"><input><port id="0" precision="FP32">{add_dims}</port></input></layer>
+</layers><edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+</edges></net>"#
+    )
+}
+
+fn ones_3x1() -> Vec<u8> {
+    [1.0f32; 3].iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[test]
+fn partial_shapes_are_inferred_at_load_and_described() {
+    let model = Model::load(conformance("ir/dynamic_input_dim/model.xml"), None).unwrap();
+    assert_eq!(model.outputs()[0].shape.to_string(), "[2,?,4]");
+    let text = model.describe();
+    assert!(text.contains("-> f32 [2,?,4]"), "{text}");
+
+    // [?,3,1..8] + [3,1] (numpy): the output keeps the batch unknown and the range.
+    let xml = dynamic_add_model("?,3,1..8", "-1,3,-1");
+    let model = Model::from_xml(&xml, &ones_3x1()).unwrap();
+    let add = model.layers().into_iter().find(|l| l.name == "add").unwrap();
+    assert_eq!(add.shape, "[?,3,1..8]");
+    assert_eq!(model.outputs()[0].shape.to_string(), "[?,3,1..8]");
+    let run = bcast_cli()
+        .args(["ir", "--describe"])
+        .arg(conformance("ir/dynamic_rank_input/model.xml"))
+        .output()
+        .unwrap();
+    assert_succeeded(&run);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("ShapeOf 'shape_of_x' (opset3, output_type i64): data 0:0 -> i64 [?]"), "{text}");
+    // The model still runs on a concrete input.
+    let x = Tensor::F32(ndarray::ArrayD::zeros(ndarray::IxDyn(&[2, 3, 5])));
+    let out = run_xml(&xml, &ones_3x1(), vec![("x", x)]).unwrap();
+    assert_eq!(out[0].1.shape(), &[2, 3, 5]);
+}
+
+#[test]
+fn a_port_that_contradicts_the_partial_shape_is_refused_at_load_naming_the_layer() {
+    // [?,3,1..8] + [3,1] cannot be [?,4,?].
+    let xml = dynamic_add_model("?,3,1..8", "-1,4,-1");
+    let e = Model::from_xml(&xml, &ones_3x1()).unwrap_err().to_string();
+    assert!(e.contains("layer 2 'add' (Add)"), "{e}");
+    assert!(e.contains("declared [?,4,?]") && e.contains("infers [?,3,1..8]"), "{e}");
+    // A range that cannot meet: the Parameter's 1..8 against a declared 9.
+    let xml = dynamic_add_model("?,3,1..8", "-1,3,9");
+    let e = Model::from_xml(&xml, &ones_3x1()).unwrap_err().to_string();
+    assert!(e.contains("layer 2 'add' (Add)"), "{e}");
+    // A certain rule contradiction with an unknown batch: [?,4] + [3,1] under numpy.
+    let xml = dynamic_add_model("?,4", "-1,4");
+    let e = Model::from_xml(&xml, &ones_3x1()).unwrap_err().to_string();
+    assert!(e.contains("layer 2 'add' (Add)") && e.contains("numpy"), "{e}");
+}
+
+/// `n` Adds in a chain: y = x + c + c + ... (n times), x [2,3], c [3] = 1.
+fn add_chain(n: usize) -> String {
+    let mut layers = String::from(
+        r#"<layer id="0" name="x" type="Parameter" version="opset1"><data shape="2,3" element_type="f32"/><output><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>
+<layer id="1" name="c" type="Const" version="opset1"><data element_type="f32" shape="3" offset="0" size="12"/><output><port id="0" precision="FP32"><dim>3</dim></port></output></layer>
+"#,
+    );
+    let mut edges = String::new();
+    let mut prev = (0, 0);
+    for k in 0..n {
+        let id = k + 2;
+        layers.push_str(&format!(
+            r#"<layer id="{id}" name="add_{k}" type="Add" version="opset1"><data auto_broadcast="numpy"/><input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port><port id="1" precision="FP32"><dim>3</dim></port></input><output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>
+"#
+        ));
+        edges.push_str(&format!(
+            r#"<edge from-layer="{}" from-port="{}" to-layer="{id}" to-port="0"/><edge from-layer="1" from-port="0" to-layer="{id}" to-port="1"/>
+"#,
+            prev.0, prev.1
+        ));
+        prev = (id, 2);
+    }
+    let result = n + 2;
+    layers.push_str(&format!(
+        r#"<layer id="{result}" name="y" type="Result" version="opset1"><input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input></layer>
+"#
+    ));
+    edges.push_str(&format!(
+        r#"<edge from-layer="{}" from-port="{}" to-layer="{result}" to-port="0"/>
+"#,
+        prev.0, prev.1
+    ));
+    format!(r#"<net name="chain" version="11"><layers>{layers}</layers><edges>{edges}</edges></net>"#)
+}
+
+#[test]
+fn a_chain_of_a_thousand_adds_loads_and_runs_in_linear_time() {
+    let bin: Vec<u8> = [1.0f32; 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let x = Tensor::F32(ndarray::array![[0.5f32, 1.5, 2.5], [-1.0, 0.0, 1.0]].into_dyn());
+    let mut seconds = Vec::new();
+    for n in [1000usize, 4000] {
+        let xml = add_chain(n);
+        let start = std::time::Instant::now();
+        let model = Model::from_xml(&xml, &bin).unwrap();
+        let loaded = start.elapsed();
+        let out = model.run(&HashMap::from([("x".to_string(), x.clone())])).unwrap();
+        let total = start.elapsed();
+        eprintln!(
+            "{n} Adds: load {:.1} ms, load + run {:.1} ms",
+            loaded.as_secs_f64() * 1e3,
+            total.as_secs_f64() * 1e3
+        );
+        // Every value is a small integer plus 0.5 or an integer: exact in f32.
+        let k = n as f32;
+        let want = Tensor::F32(
+            ndarray::array![[0.5 + k, 1.5 + k, 2.5 + k], [-1.0 + k, k, 1.0 + k]].into_dyn(),
+        );
+        assert_eq!(out[0].1, want);
+        seconds.push(total.as_secs_f64());
+    }
+    // Four times the layers: a linear cost takes about 4x; quadratic would take 16x.
+    assert!(
+        seconds[1] < seconds[0] * 10.0 + 0.05,
+        "1000 layers {:.3} s, 4000 layers {:.3} s",
+        seconds[0],
+        seconds[1]
+    );
+}

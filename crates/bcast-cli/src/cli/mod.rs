@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 pub mod bench;
 pub mod conformance;
+pub mod eltwise;
 pub mod files;
 pub mod ir;
 pub mod reduce;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bcast::npy;
-use bcast::{Dims, Mode, Parallelism, Tensor};
+use bcast::{Dims, Mode, Parallelism, PartialShape, TargetShape, Tensor};
 
 use super::files::{
     check_output_file, commit_all, prepare_out_dir, read_npy, write_error, write_npy,
@@ -133,11 +133,18 @@ pub struct RunArgs {
 #[command(after_help = "\
 Examples:
   bcast shape --mode numpy --target-shape 2,3 --data-shape 3      prints [2,3]
-  bcast shape --multi 2,1 3 4,1,1                                 prints [4,2,3]")]
+  bcast shape --multi 2,1 3 4,1,1                                 prints [4,2,3]
+  bcast shape --eltwise 2,3,4 3 --auto-broadcast pdpd --eltwise-axis 1   prints [2,3,4]
+  bcast shape --eltwise 2,1 3                                      prints [2,3] (numpy)
+  bcast shape --mode numpy --target-shape 2,3 --data-shape '?,1'   prints [2,3]
+  bcast shape --mode bidirectional --target-shape 1,1 --data-shape '?,1..8'   prints [?,1..8]
+Shapes may be partial (OpenVINO's forms): ? or -1 for an unknown dim, 1..8 for a range,
+... for an unknown rank; the output is then the tightest partial shape.")]
 pub struct ShapeArgs {
     #[command(flatten)]
     mode: Option<ModeArgs>,
-    /// The data's shape as a comma list: 3 or [2,3]; [] or "" is rank 0.
+    /// The data's shape as a comma list: 3 or [2,3]; [] or "" is rank 0; partial: ?,3 or
+    /// 1..8,3 or ... (unknown rank).
     #[arg(long, value_name = "SHAPE", allow_hyphen_values = true)]
     data_shape: Option<String>,
     /// N-ary instead: the common shape of these shapes (numpy's rule, as `multi` uses it),
@@ -149,6 +156,22 @@ pub struct ShapeArgs {
         conflicts_with_all = ["data_shape", "ModeArgs"]
     )]
     multi: Vec<String>,
+    /// Element-wise instead: the output shape of an element-wise op on A and B (in that
+    /// order: pdpd lays B onto A) under --auto-broadcast, e.g. --eltwise 2,3 3.
+    #[arg(
+        long,
+        value_names = ["A", "B"],
+        num_args = 2,
+        allow_hyphen_values = true,
+        conflicts_with_all = ["data_shape", "ModeArgs", "multi"]
+    )]
+    eltwise: Vec<String>,
+    /// With --eltwise: the rule, none, numpy (default) or pdpd.
+    #[arg(long, value_name = "RULE", requires = "eltwise")]
+    auto_broadcast: Option<String>,
+    /// With --eltwise --auto-broadcast pdpd: the axis of A that B starts at (default -1).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, requires = "eltwise")]
+    eltwise_axis: Option<i64>,
     /// Print {"shape": [2,3]} instead of [2,3].
     #[arg(long)]
     json: bool,
@@ -191,20 +214,41 @@ pub fn run(args: RunArgs) -> CliResult {
 /// # Errors
 /// Bad flags or shapes, a broken broadcast rule.
 pub fn shape(args: ShapeArgs) -> CliResult {
-    let out = if args.multi.is_empty() {
+    let out: PartialShape = if !args.eltwise.is_empty() {
+        let spec = super::eltwise::parse_rule(
+            args.auto_broadcast.as_deref().unwrap_or("numpy"),
+            args.eltwise_axis,
+            "--eltwise-axis",
+        )?;
+        let a = parse_partial("--eltwise shape A", &args.eltwise[0])?;
+        let b = parse_partial("--eltwise shape B", &args.eltwise[1])?;
+        match (a.to_static(), b.to_static()) {
+            (Some(a), Some(b)) => PartialShape::from(bcast::eltwise_shape(&a, &b, &spec)?),
+            _ => bcast::infer_eltwise_shape(&a, &b, &spec)?,
+        }
+    } else if args.multi.is_empty() {
         let Some(mode_args) = &args.mode else {
             return Err(CliError(
                 "missing required arguments: --mode <MODE>, --target-shape <SHAPE>, --data-shape <SHAPE> (or --multi SHAPE...)".into(),
             ));
         };
         let mode = mode_args.mode()?;
-        let target = mode_args.target_shape()?;
+        let target_text = mode_args
+            .target_shape
+            .as_deref()
+            .ok_or_else(|| CliError("missing required arguments: --target-shape <SHAPE>".into()))?;
         let data_text = args
             .data_shape
             .as_deref()
             .ok_or_else(|| CliError("missing required arguments: --data-shape <SHAPE>".into()))?;
-        let data = parse_shape("--data-shape", data_text)?;
-        bcast::output_shape(&data, &target, &mode)?
+        let data = parse_partial("--data-shape", data_text)?;
+        let target = parse_partial("--target-shape", target_text)?;
+        match (data.to_static(), target.to_static()) {
+            (Some(data), Some(target)) => {
+                PartialShape::from(bcast::output_shape(&data, &target, &mode)?)
+            }
+            _ => bcast::infer_shape(&data, &TargetShape::from(target), &mode)?,
+        }
     } else {
         let shapes = args
             .multi
@@ -213,14 +257,40 @@ pub fn shape(args: ShapeArgs) -> CliResult {
             .map(|(i, t)| parse_shape(&format!("--multi shape {i}"), t))
             .collect::<Result<Vec<_>, _>>()?;
         let views: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
-        bcast::broadcast_shapes(&views)?
+        PartialShape::from(bcast::broadcast_shapes(&views)?)
     };
-    if args.json {
-        println!("{}", serde_json::json!({ "shape": out }));
-    } else {
-        println!("{}", Dims(out));
+    match (args.json, out.to_static()) {
+        (false, Some(shape)) => println!("{}", Dims(shape)),
+        (false, None) => println!("{out}"),
+        (true, Some(shape)) => println!("{}", serde_json::json!({ "shape": shape })),
+        // A partial shape: known dims as numbers, the others as their text ("?", "1..8");
+        // an unknown rank as the string "[...]".
+        (true, None) => {
+            let shape = match out.dims() {
+                None => serde_json::Value::String(out.to_string()),
+                Some(dims) => dims
+                    .iter()
+                    .map(|d| match d.get() {
+                        Some(n) => serde_json::json!(n),
+                        None => serde_json::json!(d.to_string()),
+                    })
+                    .collect(),
+            };
+            println!("{}", serde_json::json!({ "shape": shape }));
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Parses a shape that may be partial (`?,3`, `1..8,4`, `...`): a static list goes through
+/// [`parse_shape`] (same grammar and messages as everywhere else), anything else through
+/// [`PartialShape`]'s parser (OpenVINO's text forms).
+fn parse_partial(what: &str, text: &str) -> Result<PartialShape, CliError> {
+    if super::parse_int_list(text).is_ok() {
+        return parse_shape(what, text).map(PartialShape::from);
+    }
+    text.parse::<PartialShape>()
+        .map_err(|e| CliError(format!("{what}: {e}")))
 }
 
 /// `bcast multi`: broadcasts every input to the common shape of all of them and writes

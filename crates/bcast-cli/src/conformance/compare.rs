@@ -125,6 +125,68 @@ pub(crate) fn close(
     }
 }
 
+/// `Ok` when `actual` has the dtype and shape of `expected` and every float element is within
+/// `ulp` units in the last place of the expected one (counted on the ordered bit patterns, so
+/// `-0.0` and `0.0` are 1 ulp apart; a NaN matches any NaN, an infinity only itself or the
+/// finite value next to it); non-float elements must be exact.
+///
+/// # Errors
+/// As [`exact`], with the allowed distance in the reason.
+pub(crate) fn within_ulp(expected: &Tensor, actual: &Tensor, ulp: u32) -> Result<(), String> {
+    /// Each float as (is NaN, position on the ordered line of bit patterns, shown value).
+    fn ordered(t: &Tensor) -> Option<Vec<(bool, i128, String)>> {
+        fn key(bits: u64, sign: u64) -> i128 {
+            let magnitude = i128::from(bits & !sign);
+            if bits & sign != 0 {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
+        Some(match t {
+            Tensor::F16(a) => a
+                .iter()
+                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 0x8000), format!("{v:?}")))
+                .collect(),
+            Tensor::BF16(a) => a
+                .iter()
+                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 0x8000), format!("{v:?}")))
+                .collect(),
+            Tensor::F32(a) => a
+                .iter()
+                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 1 << 31), format!("{v:?}")))
+                .collect(),
+            Tensor::F64(a) => a
+                .iter()
+                .map(|v| (v.is_nan(), key(v.to_bits(), 1 << 63), format!("{v:?}")))
+                .collect(),
+            _ => return None,
+        })
+    }
+    if expected.dtype() != actual.dtype() || expected.shape() != actual.shape() {
+        return exact(expected, actual);
+    }
+    let (Some(e), Some(a)) = (ordered(expected), ordered(actual)) else {
+        return exact(expected, actual);
+    };
+    let near = |x: &(bool, i128, String), y: &(bool, i128, String)| match (x.0, y.0) {
+        (true, true) => true,
+        (false, false) => (x.1 - y.1).abs() <= i128::from(ulp),
+        _ => false,
+    };
+    let bad: Vec<usize> = (0..e.len()).filter(|&i| !near(&e[i], &a[i])).collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{} of {} elements differ by more than {ulp} ulp; first at flat index {i}: expected {}, got {}",
+            bad.len(),
+            e.len(),
+            e[i].2,
+            a[i].2
+        )),
+    }
+}
+
 fn plain<T: Debug>(v: &T) -> String {
     format!("{v:?}")
 }
@@ -184,6 +246,19 @@ mod tests {
             err,
             "1 of 2 elements differ; first at index [0]: expected NaN (bits 0x7fc00001), got NaN (bits 0x7fc00000)"
         );
+    }
+
+    #[test]
+    fn within_ulp_allows_one_step_and_nan_for_nan() {
+        let one = 1.0f32;
+        let next = f32::from_bits(one.to_bits() + 1);
+        let after = f32::from_bits(one.to_bits() + 2);
+        let e = t(array![one, f32::NAN].into_dyn());
+        assert!(within_ulp(&e, &t(array![next, f32::from_bits(0x7fc0_0001)].into_dyn()), 1).is_ok());
+        assert!(within_ulp(&e, &t(array![after, f32::NAN].into_dyn()), 1).is_err());
+        assert!(within_ulp(&e, &t(array![one, 1.0].into_dyn()), 1).is_err());
+        let ints = t(array![1i32].into_dyn());
+        assert!(within_ulp(&ints, &t(array![2i32].into_dyn()), 1).is_err());
     }
 
     #[test]

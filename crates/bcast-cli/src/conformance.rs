@@ -55,6 +55,7 @@
 
 mod broadcast;
 mod compare;
+pub mod exec;
 mod fields;
 mod ir_model;
 mod reduce;
@@ -507,4 +508,19 @@ pub fn run_dirs(dirs: &[PathBuf]) -> Result<Report, ConformanceError> {
     Ok(Report {
         outcomes: cases.iter().map(|dir| run_case(dir)).collect(),
     })
+}
+
+/// Runs every case folder found under `dirs` (see [`find_cases`]) through an outside command
+/// instead of bcast (`bcast conformance --exec`; the protocol is in [`exec`]), handing each
+/// outcome to `on_outcome` in case order; `false` from it stops the run.
+///
+/// # Errors
+/// As [`find_cases`], and [`exec::ExecError::Start`] when the command cannot be started.
+pub fn run_dirs_exec(
+    dirs: &[PathBuf],
+    options: &exec::ExecOptions,
+    on_outcome: impl FnMut(&exec::ExecOutcome) -> bool,
+) -> Result<exec::ExecReport, exec::ExecError> {
+    let cases = find_cases(dirs)?;
+    exec::run_cases(&cases, options, on_outcome)
 }

@@ -70,10 +70,13 @@ def adapters(binary):
     ]
 
 
-def run_one(key, name, script, version, binary, jobs, timeout):
+def run_one(key, name, script, version, binary, jobs, timeout, dirs=None):
+    """Runs the adapter on the whole suite, or (dirs) on some case folders only, merging
+    their outcomes into the saved ones."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     command = [str(binary), "conformance", "--exec", f"{script} {{case}} {{out}}", "--json",
-               "-j", str(jobs), "--timeout-s", str(timeout), str(HERE)]
+               "-j", str(jobs), "--timeout-s", str(timeout),
+               *([str(Path(d).resolve()) for d in dirs] if dirs else [str(HERE)])]
     print(f"running {name} {version}: {' '.join(command)}", file=sys.stderr, flush=True)
     start = time.monotonic()
     env = dict(os.environ, BCAST=str(binary))
@@ -82,10 +85,22 @@ def run_one(key, name, script, version, binary, jobs, timeout):
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{name}: bcast conformance failed: {proc.stderr.strip()}")
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    (RESULTS / f"{key}.jsonl").write_text("\n".join(lines) + "\n")
-    (RESULTS / f"{key}.meta.json").write_text(json.dumps(
-        {"key": key, "name": name, "version": version, "seconds": round(seconds, 1),
-         "jobs": jobs, "summary": proc.stdout.strip().splitlines()[-1]}, indent=1))
+    saved = RESULTS / f"{key}.jsonl"
+    meta = {"key": key, "name": name, "version": version, "seconds": round(seconds, 1),
+            "jobs": jobs, "summary": proc.stdout.strip().splitlines()[-1]}
+    if dirs:
+        if not saved.is_file():
+            raise SystemExit(f"{name}: no saved results to update; run it on the whole suite")
+        new = {json.loads(ln)["case"]: ln for ln in lines}
+        rerun = len(new)
+        old = [ln for ln in saved.read_text().splitlines() if ln.strip()]
+        lines = [new.pop(json.loads(ln)["case"], ln) for ln in old] + list(new.values())
+        meta = json.loads((RESULTS / f"{key}.meta.json").read_text())
+        meta["summary"] = f"{sum(1 for ln in lines if json.loads(ln)['verdict'] == 'pass')} passed"
+        meta["updated"] = meta.get("updated", []) + [
+            {"dirs": [str(d) for d in dirs], "cases": rerun, "seconds": round(seconds, 1)}]
+    saved.write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{key}.meta.json").write_text(json.dumps(meta, indent=1))
     print(f"  {proc.stdout.strip().splitlines()[-1]} in {seconds:.0f} s", file=sys.stderr)
 
 
@@ -262,6 +277,8 @@ def main():
     ap.add_argument("--bcast", default=str(TARGET / "release" / "bcast"), help="the bcast binary")
     ap.add_argument("--only", default="", help="comma-separated adapter keys to (re)run")
     ap.add_argument("--saved", action="store_true", help="run nothing; rewrite from saved results")
+    ap.add_argument("--update", nargs="+", metavar="DIR",
+                    help="with --only: rerun only the cases under DIR and merge them into the saved results")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--timeout-s", type=float, default=60)
     args = ap.parse_args()
@@ -271,6 +288,8 @@ def main():
     unknown = only - {k for k, *_ in table}
     if unknown:
         raise SystemExit(f"unknown adapter keys: {sorted(unknown)}")
+    if args.update and not only:
+        raise SystemExit("--update needs --only")
     if not args.saved:
         for key, name, script, version in table:
             if only and key not in only:
@@ -281,7 +300,7 @@ def main():
                 for suffix in (".jsonl", ".meta.json"):
                     (RESULTS / f"{key}{suffix}").unlink(missing_ok=True)
                 continue
-            run_one(key, name, script, v, binary, args.jobs, args.timeout_s)
+            run_one(key, name, script, v, binary, args.jobs, args.timeout_s, args.update)
     write_board(table)
 
 

@@ -119,8 +119,10 @@ def to_tensor(arr, et):
         t = ov.Tensor(ov.Type.bf16, list(arr.shape))
         t.data[...] = arr.view(np.float16)  # OpenVINO shows bf16 bits as float16
         return t
+    if arr.dtype.byteorder == ">":  # OpenVINO reads the buffer as native order
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     if arr.dtype.kind == "U":
-        return ov.Tensor(arr)
+        return ov.Tensor(np.array(arr, order="C", copy=True))
     return ov.Tensor(np.array(arr, order="C", copy=True))
 
 

@@ -58,6 +58,7 @@
 mod broadcast;
 mod compare;
 mod eltwise;
+pub mod exec;
 mod fields;
 mod ir_model;
 mod reduce;
@@ -383,7 +384,7 @@ fn judge(case: &Case) -> Result<(), String> {
                     Comparison::Close { rtol, atol } => {
                         compare::close(&expected, actual, rtol, atol)
                     }
-                    Comparison::Ulp(ulp) => compare::within_ulp(&expected, actual, ulp),
+                    Comparison::Ulp(ulp) => compare::within_ulps(&expected, actual, u64::from(ulp)),
                 };
                 verdict.map_err(|e| format!("{file}: {e}"))?;
             }
@@ -609,4 +610,19 @@ impl Report {
     pub fn summary(&self) -> String {
         format!("{} passed, {} failed", self.passed(), self.failed())
     }
+}
+
+/// Runs every case folder found under `dirs` (see [`find_cases`]) through an outside command
+/// instead of bcast (`bcast conformance --exec`; the protocol is in [`exec`]), handing each
+/// outcome to `on_outcome` in case order; `false` from it stops the run.
+///
+/// # Errors
+/// As [`find_cases`], and [`exec::ExecError::Start`] when the command cannot be started.
+pub fn run_dirs_exec(
+    dirs: &[PathBuf],
+    options: &exec::ExecOptions,
+    on_outcome: impl FnMut(&exec::ExecOutcome) -> bool,
+) -> Result<exec::ExecReport, exec::ExecError> {
+    let cases = find_cases(dirs)?;
+    exec::run_cases(&cases, options, on_outcome)
 }

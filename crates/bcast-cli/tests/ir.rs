@@ -904,7 +904,11 @@ fn partial_shapes_are_inferred_at_load_and_described() {
     // [?,3,1..8] + [3,1] (numpy): the output keeps the batch unknown and the range.
     let xml = dynamic_add_model("?,3,1..8", "-1,3,-1");
     let model = Model::from_xml(&xml, &ones_3x1()).unwrap();
-    let add = model.layers().into_iter().find(|l| l.name == "add").unwrap();
+    let add = model
+        .layers()
+        .into_iter()
+        .find(|l| l.name == "add")
+        .unwrap();
     assert_eq!(add.shape, "[?,3,1..8]");
     assert_eq!(model.outputs()[0].shape.to_string(), "[?,3,1..8]");
     let run = bcast_cli()
@@ -914,7 +918,10 @@ fn partial_shapes_are_inferred_at_load_and_described() {
         .unwrap();
     assert_succeeded(&run);
     let text = String::from_utf8(run.stdout).unwrap();
-    assert!(text.contains("ShapeOf 'shape_of_x' (opset3, output_type i64): data 0:0 -> i64 [?]"), "{text}");
+    assert!(
+        text.contains("ShapeOf 'shape_of_x' (opset3, output_type i64): data 0:0 -> i64 [?]"),
+        "{text}"
+    );
     // The model still runs on a concrete input.
     let x = Tensor::F32(ndarray::ArrayD::zeros(ndarray::IxDyn(&[2, 3, 5])));
     let out = run_xml(&xml, &ones_3x1(), vec![("x", x)]).unwrap();
@@ -927,7 +934,10 @@ fn a_port_that_contradicts_the_partial_shape_is_refused_at_load_naming_the_layer
     let xml = dynamic_add_model("?,3,1..8", "-1,4,-1");
     let e = Model::from_xml(&xml, &ones_3x1()).unwrap_err().to_string();
     assert!(e.contains("layer 2 'add' (Add)"), "{e}");
-    assert!(e.contains("declared [?,4,?]") && e.contains("infers [?,3,1..8]"), "{e}");
+    assert!(
+        e.contains("declared [?,4,?]") && e.contains("infers [?,3,1..8]"),
+        "{e}"
+    );
     // A range that cannot meet: the Parameter's 1..8 against a declared 9.
     let xml = dynamic_add_model("?,3,1..8", "-1,3,9");
     let e = Model::from_xml(&xml, &ones_3x1()).unwrap_err().to_string();
@@ -935,7 +945,10 @@ fn a_port_that_contradicts_the_partial_shape_is_refused_at_load_naming_the_layer
     // A certain rule contradiction with an unknown batch: [?,4] + [3,1] under numpy.
     let xml = dynamic_add_model("?,4", "-1,4");
     let e = Model::from_xml(&xml, &ones_3x1()).unwrap_err().to_string();
-    assert!(e.contains("layer 2 'add' (Add)") && e.contains("numpy"), "{e}");
+    assert!(
+        e.contains("layer 2 'add' (Add)") && e.contains("numpy"),
+        "{e}"
+    );
 }
 
 /// `n` Adds in a chain: y = x + c + c + ... (n times), x [2,3], c [3] = 1.
@@ -970,7 +983,9 @@ fn add_chain(n: usize) -> String {
 "#,
         prev.0, prev.1
     ));
-    format!(r#"<net name="chain" version="11"><layers>{layers}</layers><edges>{edges}</edges></net>"#)
+    format!(
+        r#"<net name="chain" version="11"><layers>{layers}</layers><edges>{edges}</edges></net>"#
+    )
 }
 
 #[test]
@@ -983,7 +998,9 @@ fn a_chain_of_a_thousand_adds_loads_and_runs_in_linear_time() {
         let start = std::time::Instant::now();
         let model = Model::from_xml(&xml, &bin).unwrap();
         let loaded = start.elapsed();
-        let out = model.run(&HashMap::from([("x".to_string(), x.clone())])).unwrap();
+        let out = model
+            .run(&HashMap::from([("x".to_string(), x.clone())]))
+            .unwrap();
         let total = start.elapsed();
         eprintln!(
             "{n} Adds: load {:.1} ms, load + run {:.1} ms",

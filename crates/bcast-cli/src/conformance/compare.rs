@@ -125,66 +125,73 @@ pub(crate) fn close(
     }
 }
 
-/// `Ok` when `actual` has the dtype and shape of `expected` and every float element is within
-/// `ulp` units in the last place of the expected one (counted on the ordered bit patterns, so
-/// `-0.0` and `0.0` are 1 ulp apart; a NaN matches any NaN, an infinity only itself or the
-/// finite value next to it); non-float elements must be exact.
+/// `Ok` when `actual` has the dtype and shape of `expected` and every float element is at
+/// most `ulps` representable steps from the expected one: both of the same sign and their bit
+/// patterns at most `ulps` apart (so `-0.0` and `0.0` differ); a NaN matches any NaN.
+/// Non-float elements must be exact.
 ///
 /// # Errors
-/// As [`exact`], with the allowed distance in the reason.
-pub(crate) fn within_ulp(expected: &Tensor, actual: &Tensor, ulp: u32) -> Result<(), String> {
-    /// Each float as (is NaN, position on the ordered line of bit patterns, shown value).
-    fn ordered(t: &Tensor) -> Option<Vec<(bool, i128, String)>> {
-        fn key(bits: u64, sign: u64) -> i128 {
-            let magnitude = i128::from(bits & !sign);
-            if bits & sign != 0 {
-                -magnitude
-            } else {
-                magnitude
-            }
-        }
+/// As [`exact`], with the distance in ulps of the first element too far off.
+pub(crate) fn within_ulps(expected: &Tensor, actual: &Tensor, ulps: u64) -> Result<(), String> {
+    /// `(bits, is_nan)` per element, the bits as a signed integer of the float's width.
+    fn bits(t: &Tensor) -> Option<Vec<(i64, bool)>> {
         Some(match t {
             Tensor::F16(a) => a
                 .iter()
-                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 0x8000), format!("{v:?}")))
+                .map(|v| (i64::from(v.to_bits() as i16), v.is_nan()))
                 .collect(),
             Tensor::BF16(a) => a
                 .iter()
-                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 0x8000), format!("{v:?}")))
+                .map(|v| (i64::from(v.to_bits() as i16), v.is_nan()))
                 .collect(),
             Tensor::F32(a) => a
                 .iter()
-                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 1 << 31), format!("{v:?}")))
+                .map(|v| (i64::from(v.to_bits() as i32), v.is_nan()))
                 .collect(),
-            Tensor::F64(a) => a
-                .iter()
-                .map(|v| (v.is_nan(), key(v.to_bits(), 1 << 63), format!("{v:?}")))
-                .collect(),
+            Tensor::F64(a) => a.iter().map(|v| (v.to_bits() as i64, v.is_nan())).collect(),
             _ => return None,
         })
     }
     if expected.dtype() != actual.dtype() || expected.shape() != actual.shape() {
         return exact(expected, actual);
     }
-    let (Some(e), Some(a)) = (ordered(expected), ordered(actual)) else {
+    let (Some(e), Some(a)) = (bits(expected), bits(actual)) else {
         return exact(expected, actual);
     };
-    let near = |x: &(bool, i128, String), y: &(bool, i128, String)| match (x.0, y.0) {
-        (true, true) => true,
-        (false, false) => (x.1 - y.1).abs() <= i128::from(ulp),
-        _ => false,
+    let distance = |(x, x_nan): (i64, bool), (y, y_nan): (i64, bool)| -> Option<u64> {
+        match (x_nan, y_nan) {
+            (true, true) => Some(0),
+            (false, false) if (x < 0) == (y < 0) => Some(x.abs_diff(y)),
+            _ => None,
+        }
     };
-    let bad: Vec<usize> = (0..e.len()).filter(|&i| !near(&e[i], &a[i])).collect();
-    match bad.first() {
-        None => Ok(()),
-        Some(&i) => Err(format!(
-            "{} of {} elements differ by more than {ulp} ulp; first at flat index {i}: expected {}, got {}",
-            bad.len(),
-            e.len(),
-            e[i].2,
-            a[i].2
-        )),
-    }
+    let bad: Vec<usize> = (0..e.len())
+        .filter(|&i| distance(e[i], a[i]).is_none_or(|d| d > ulps))
+        .collect();
+    let Some(&first) = bad.first() else {
+        return Ok(());
+    };
+    // Name the values by reusing the exact comparison's wording on the first bad element.
+    let shown = |t: &Tensor| -> String {
+        match t {
+            Tensor::F16(x) => format!("{:?}", x.iter().nth(first).copied().unwrap_or_default()),
+            Tensor::BF16(x) => format!("{:?}", x.iter().nth(first).copied().unwrap_or_default()),
+            Tensor::F32(x) => format!("{:?}", x.iter().nth(first).copied().unwrap_or_default()),
+            Tensor::F64(x) => format!("{:?}", x.iter().nth(first).copied().unwrap_or_default()),
+            _ => String::new(),
+        }
+    };
+    let apart = match distance(e[first], a[first]) {
+        Some(d) => format!("{d} ulps apart"),
+        None => "of different sign or NaN".to_string(),
+    };
+    Err(format!(
+        "{} of {} elements differ by more than {ulps} ulp; first at flat index {first}: expected {}, got {} ({apart})",
+        bad.len(),
+        e.len(),
+        shown(expected),
+        shown(actual),
+    ))
 }
 
 fn plain<T: Debug>(v: &T) -> String {
@@ -249,19 +256,6 @@ mod tests {
     }
 
     #[test]
-    fn within_ulp_allows_one_step_and_nan_for_nan() {
-        let one = 1.0f32;
-        let next = f32::from_bits(one.to_bits() + 1);
-        let after = f32::from_bits(one.to_bits() + 2);
-        let e = t(array![one, f32::NAN].into_dyn());
-        assert!(within_ulp(&e, &t(array![next, f32::from_bits(0x7fc0_0001)].into_dyn()), 1).is_ok());
-        assert!(within_ulp(&e, &t(array![after, f32::NAN].into_dyn()), 1).is_err());
-        assert!(within_ulp(&e, &t(array![one, 1.0].into_dyn()), 1).is_err());
-        let ints = t(array![1i32].into_dyn());
-        assert!(within_ulp(&ints, &t(array![2i32].into_dyn()), 1).is_err());
-    }
-
-    #[test]
     fn negative_zero_is_not_zero() {
         let e = t(array![[-0.0f64, 0.0]].into_dyn());
         assert!(exact(&e, &t(array![[0.0f64, 0.0]].into_dyn())).is_err());
@@ -303,5 +297,33 @@ mod tests {
         let e = t(array!["a".to_string(), "bé".into()].into_dyn());
         assert!(exact(&e, &t(array!["a".to_string(), "bé".into()].into_dyn())).is_ok());
         assert!(exact(&e, &t(array!["a".to_string(), "b".into()].into_dyn())).is_err());
+    }
+    #[test]
+    fn within_ulps_allows_n_steps_of_the_same_sign() {
+        let one = 1.0f32;
+        let next = f32::from_bits(one.to_bits() + 1);
+        let next2 = f32::from_bits(one.to_bits() + 2);
+        let e = t(array![one, -one, f32::NAN].into_dyn());
+        // 1 ulp either way, NaN against a NaN of another payload.
+        let a = t(array![next, -next, f32::from_bits(0x7fc0_0001)].into_dyn());
+        assert!(within_ulps(&e, &a, 1).is_ok());
+        assert!(exact(&e, &a).is_err());
+        let err = within_ulps(&e, &t(array![next2, -one, f32::NAN].into_dyn()), 1).unwrap_err();
+        assert_eq!(
+            err,
+            "1 of 3 elements differ by more than 1 ulp; first at flat index 0: expected 1.0, got 1.0000002 (2 ulps apart)"
+        );
+        // The sign of zero, and NaN against a number, are never close.
+        let z = t(array![0.0f64, 1.0].into_dyn());
+        assert!(within_ulps(&z, &t(array![-0.0f64, 1.0].into_dyn()), 1).is_err());
+        assert!(within_ulps(&z, &t(array![0.0f64, f64::NAN].into_dyn()), 1).is_err());
+        // f16, and non-floats exactly.
+        let h = t(array![half::f16::from_f32(3.0)].into_dyn());
+        let h1 = t(array![half::f16::from_bits(half::f16::from_f32(3.0).to_bits() - 1)].into_dyn());
+        assert!(within_ulps(&h, &h1, 1).is_ok());
+        assert!(within_ulps(&h, &h1, 0).is_err());
+        let i = t(array![1i32].into_dyn());
+        assert!(within_ulps(&i, &t(array![2i32].into_dyn()), 1).is_err());
+        assert!(within_ulps(&i, &t(array![1i64].into_dyn()), 1).is_err());
     }
 }

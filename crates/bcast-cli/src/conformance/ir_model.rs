@@ -84,7 +84,7 @@ fn read_inputs(model: &Model, dir: &Path) -> Result<HashMap<String, Tensor>, Str
 }
 
 /// `(stem, path)` of every `.npy` in `dir`, sorted; none if the folder does not exist.
-fn npy_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+pub(crate) fn npy_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -127,15 +127,15 @@ impl<'p, const N: usize> Odometer<'p, N> {
         for k in (0..self.dims.len()).rev() {
             index[k] += 1;
             let s = &self.strides[k];
-            for j in 0..N {
-                self.offsets[j] += s[j];
+            for (o, d) in self.offsets.iter_mut().zip(s) {
+                *o += d;
             }
             if index[k] < self.dims[k] {
                 return;
             }
             let d = self.dims[k] as isize;
-            for j in 0..N {
-                self.offsets[j] -= d * s[j];
+            for (o, step) in self.offsets.iter_mut().zip(s) {
+                *o -= d * step;
             }
             index[k] = 0;
         }

@@ -2,7 +2,9 @@
 //! one `error:` line with exit code 2 for bad arguments.
 mod common;
 
-use common::bcast;
+fn bcast(args: &[&str]) -> std::process::Output {
+    common::bcast(args)
+}
 
 #[test]
 fn json_has_one_object_per_case_with_every_key() {

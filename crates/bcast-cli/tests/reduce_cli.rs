@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use bcast::Tensor;
 use ndarray::{array, Array, IxDyn};
 
-use common::bcast;
+fn bcast(args: &[&str]) -> std::process::Output {
+    common::bcast(args)
+}
 
 fn temp_dir(name: &str) -> PathBuf {
     common::scratch("reduce", name)

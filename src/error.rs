@@ -38,6 +38,24 @@ impl From<&[usize]> for Dims {
 
 /// Why a broadcast was refused.
 ///
+/// Each variant names the rule ([`Rule`]), the shapes and the axis at fault, so the message
+/// alone says what to fix; callers that react to the kind match on the variant.
+///
+/// ```
+/// use bcast::{output_shape, BroadcastError, Mode, Rule};
+///
+/// let err = output_shape(&[2, 3], &[2, 4], &Mode::Numpy).unwrap_err();
+/// assert!(matches!(
+///     err,
+///     BroadcastError::DimMismatch { mode: Rule::Numpy, axis: 1, data_dim: 3, target_dim: 4, .. }
+/// ));
+/// assert_eq!(
+///     err.to_string(),
+///     "numpy broadcast: data dim 3 at axis 1 cannot become 4 (must be 1 or 4); \
+///      data shape [2,3], target shape [2,4]"
+/// );
+/// ```
+///
 /// The enum is `#[non_exhaustive]`: new rules may add variants without a breaking change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

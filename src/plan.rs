@@ -31,6 +31,23 @@ use crate::shape::contiguous_strides;
 ///
 /// Every list is stored inline up to rank 8, so planning a broadcast of that rank does not
 /// allocate; higher ranks work the same, on the heap.
+///
+/// Plan once, run many times (the shapes are checked once):
+///
+/// ```
+/// use bcast::{plan, run_plan_into, Mode, Parallelism};
+/// use ndarray::{arr1, ArrayD, IxDyn};
+///
+/// let p = plan(&[3], &[2, 3], &Mode::Numpy)?;
+/// assert_eq!(p.output_shape(), &[2, 3]);
+/// assert_eq!(p.axis_strides(), &[0, 1]); // axis 0 repeats, axis 1 reads
+/// let mut out = ArrayD::<f32>::zeros(IxDyn(&[2, 3]));
+/// for bias in [[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]] {
+///     run_plan_into(&p, arr1(&bias).into_dyn().view(), out.view_mut(), Parallelism::Serial)?;
+///     assert_eq!(out[[1, 2]], bias[2]);
+/// }
+/// # Ok::<(), bcast::BroadcastError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StridePlan {
     source_shape: AxisList<usize>,

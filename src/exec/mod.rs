@@ -29,6 +29,20 @@ pub use stream::{fill_streaming, streaming_available};
 pub const STRING_COST_BYTES: usize = 256;
 
 /// How an executor may use threads.
+///
+/// ```
+/// use bcast::{broadcast_with, Mode, Parallelism};
+/// use ndarray::arr1;
+///
+/// let row = arr1(&[1u8, 2, 3]).into_dyn();
+/// // On the calling thread only (a runtime that schedules its own work):
+/// let a = broadcast_with(row.view(), &[4, 3], &Mode::Numpy, Parallelism::Serial)?;
+/// // On a runtime's own rayon pool, when the output is large enough to gain from it:
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let b = broadcast_with(row.view(), &[4, 3], &Mode::Numpy, Parallelism::Pool(&pool))?;
+/// assert_eq!(a, b);
+/// # Ok::<(), bcast::BroadcastError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub enum Parallelism<'a> {
     /// Use rayon's current pool when the output is large enough to gain from it.

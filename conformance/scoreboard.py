@@ -109,13 +109,14 @@ def run_one(key, name, script, version, binary, jobs, timeout, dirs=None):
 # ---------------------------------------------------------------------------------------
 
 def case_info(folder: Path):
-    """(what the case runs, dtype) for naming a cluster: `add`, `broadcast pdpd`, `ir`..."""
+    """(what the case runs, dtype, auto_broadcast or reduce mode) for naming a cluster:
+    `add`, `broadcast pdpd`, `IR model`..."""
     try:
         j = json.loads((folder / "case.json").read_text())
     except (OSError, ValueError):
         j = {}
     if (folder / "model.xml").is_file():
-        return "IR model", None
+        return "IR model", None, None
     op = j.get("op", "broadcast")
     inputs = j.get("inputs") or []
     pick = 1 if op == "select" and len(inputs) > 1 else 0
@@ -128,14 +129,12 @@ def case_info(folder: Path):
         except (OSError, ValueError):
             dtype = None
     if op == "eltwise":
-        what = f"{j.get('eltwise')} ({j.get('auto_broadcast', 'numpy')})"
-    elif op == "select":
-        what = f"select ({j.get('auto_broadcast', 'numpy')})"
-    elif op == "reduce":
-        what = f"reduce {j.get('mode')}"
-    else:
-        what = f"broadcast {j.get('mode')}"
-    return what, dtype
+        return j.get("eltwise"), dtype, j.get("auto_broadcast", "numpy")
+    if op == "select":
+        return "select", dtype, j.get("auto_broadcast", "numpy")
+    if op == "reduce":
+        return "reduce", dtype, j.get("mode")
+    return f"broadcast {j.get('mode')}", dtype, None
 
 
 def norm(text):
@@ -173,7 +172,7 @@ def cause(o):
 
 
 def example(o):
-    r = o["reason"]
+    r = re.sub(r"(?<!\S)/\S*/([^/\s]+)", r"\1", o["reason"])  # program paths: their names
     r = re.sub(r"^out\d\.npy: ", "", r)
     r = r.split("refused: ", 2)[-1] if "refused: " in r else r
     return (r[:150] + "…") if len(r) > 150 else r
@@ -256,18 +255,25 @@ def write_board(keys_names):
             continue
         clusters = defaultdict(list)
         for o in bad:
-            what, dtype = case_info(Path(o["case"]))
-            clusters[(what, cause(o))].append((o, dtype))
-        ordered = sorted(clusters.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        out.append(f"{len(bad)} cases in {len(ordered)} causes (op, cause), largest first.")
+            what, dtype, variant = case_info(Path(o["case"]))
+            clusters[(o["verdict"] == "skip", what, cause(o))].append((o, dtype, variant))
+        ordered = sorted(clusters.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1:]))
+        wrong = sum(len(v) for k, v in ordered if not k[0])
+        out.append(f"{wrong} failed, crashed or timed out, in "
+                   f"{sum(1 for k in clusters if not k[0])} causes (op, cause), largest first; then "
+                   f"{len(bad) - wrong} skipped.")
         out.append("")
-        for (what, why), items in ordered:
-            dtypes = sorted({d for _, d in items if d})
-            first = items[0][0]
+        for (skipped, what, why), items in ordered:
+            dtypes = sorted({d for _, d, _ in items if d})
+            variants = sorted({v for _, _, v in items if v})
             n = len(items)
-            out.append(f"- **{what}**: {why}: {n} case{'s' if n > 1 else ''}"
-                       + (f" ({', '.join(dtypes)})" if dtypes else "")
-                       + f"; e.g. `{relative(first['case'])}`: {example(first)}")
+            on = ", ".join(dtypes) + (f"; {', '.join(variants)}" if variants else "")
+            line = (f"- **{what}**: {why}: {n} case{'s' if n > 1 else ''}"
+                    + (f" ({on})" if on else ""))
+            if not skipped:
+                first = items[0][0]
+                line += f"; e.g. `{relative(first['case'])}`: {example(first)}"
+            out.append(line)
     (HERE / "SCOREBOARD.md").write_text("\n".join(out) + "\n")
     print(f"wrote {HERE / 'SCOREBOARD.md'}", file=sys.stderr)
 

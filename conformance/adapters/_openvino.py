@@ -2,9 +2,9 @@
 
 Every case becomes an ov.Model whose inputs are Parameters:
 - broadcast: Broadcast-3 (numpy, bidirectional, explicit; pdpd with `mode.mode.axis` through
-  NodeFactory("opset3")); `axes` (nGraph v0) lowered to explicit with the complementary
-  axes_mapping; `multi`: the common shape from a chain of bidirectional Broadcasts of ShapeOf,
-  then each input broadcast to it;
+  NodeFactory("opset3")); `axes` (nGraph v0, gone from OpenVINO) lowered to explicit with
+  the complementary axes_mapping, v0's exact-match rule checked here; `multi`: the common
+  shape from a chain of bidirectional Broadcasts of ShapeOf, then each input broadcast to it;
 - reduce: ReduceSum-1 (keep_dims) over the axes the adapter's rule names, then Reshape;
 - eltwise / select: NodeFactory("opset13").create(op, inputs, {"auto_broadcast": ...,
   "auto_broadcast.auto_broadcast_axis": N, "m_pythondiv": ...});
@@ -76,6 +76,11 @@ def build(case):
                 if len(set(baxes)) != len(baxes) or any(a < 0 or a >= rank for a in baxes):
                     raise Refused(f"broadcast_axes {baxes} repeat an axis or are out of range")
                 mapping = [i for i in range(rank) if i not in baxes]
+                # nGraph v0 stretched nothing; OpenVINO's explicit mode stretches 1s.
+                rest = [case.get("target_shape")[i] for i in mapping]
+                if rest != list(case.inputs[0].shape):
+                    raise Refused(f"target without broadcast_axes is {rest}, "
+                                  f"not {list(case.inputs[0].shape)}")
                 nodes = [ops.broadcast(x, target, i64(mapping), "EXPLICIT")]
             elif mode == "pdpd":
                 nodes = [NodeFactory("opset3").create(

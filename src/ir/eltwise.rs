@@ -11,10 +11,10 @@ use crate::auto_broadcast::{eltwise_shape, AutoBroadcast};
 use crate::element::DType;
 use crate::error::BroadcastError;
 use crate::infer::infer_eltwise_shape;
-use crate::partial_shape::PartialShape;
 use crate::ir::error::{IrError, LayerRef};
 use crate::ir::eval::Value;
 use crate::mode::Rule;
+use crate::partial_shape::PartialShape;
 use crate::planners::common_shape;
 use crate::tensor::Tensor;
 use crate::BinaryOp;
@@ -84,7 +84,9 @@ pub(crate) fn binary<'a>(
     }
     let dtype = binary_dtype(op, a.dtype()).map_err(|p| types(layer, p))?;
     let shape = match (a.shape(), b.shape()) {
-        (Some(x), Some(y)) => PartialShape::from_static(&eltwise_shape(x, y, spec).map_err(rule(layer))?),
+        (Some(x), Some(y)) => {
+            PartialShape::from_static(&eltwise_shape(x, y, spec).map_err(rule(layer))?)
+        }
         _ => infer_eltwise_shape(&a.partial(), &b.partial(), spec).map_err(rule(layer))?,
     };
     match (a, b) {
@@ -384,7 +386,10 @@ mod tests {
     #[test]
     fn select_shapes_follow_each_rule() {
         let pdpd = AutoBroadcast::Pdpd { axis: 1 };
-        assert_eq!(select_shape(&[3], &[2, 3, 4], &[3], &pdpd).unwrap(), vec![2, 3, 4]);
+        assert_eq!(
+            select_shape(&[3], &[2, 3, 4], &[3], &pdpd).unwrap(),
+            vec![2, 3, 4]
+        );
         assert!(select_shape(&[3], &[2, 3], &[3], &AutoBroadcast::Pdpd { axis: 0 }).is_err());
         assert_eq!(
             select_shape(&[2, 1, 1, 2], &[1, 1, 4, 1], &[2], &AutoBroadcast::Numpy).unwrap(),

@@ -345,7 +345,9 @@ fn compute<'a>(
             }
         },
         Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass, materialise),
-        Op::Eltwise { op, spec } => crate::ir::eltwise::binary(layer, *op, spec, inputs, materialise),
+        Op::Eltwise { op, spec } => {
+            crate::ir::eltwise::binary(layer, *op, spec, inputs, materialise)
+        }
         Op::LogicalNot => crate::ir::eltwise::logical_not(layer, inputs[0], materialise),
         Op::Select { spec } => crate::ir::eltwise::select(layer, spec, inputs, materialise),
         Op::Convert { to } => crate::ir::eltwise::convert(layer, *to, inputs[0], materialise),
@@ -505,7 +507,12 @@ fn infer_broadcast<'a>(
 ) -> Result<Value<'a>, IrError> {
     let target = match (target, target_value) {
         (Some(values), _) => TargetShape::Known(values),
-        (None, Value::Meta { values: Some(v), .. }) => TargetShape::Partial(v.clone()),
+        (
+            None,
+            Value::Meta {
+                values: Some(v), ..
+            },
+        ) => TargetShape::Partial(v.clone()),
         (None, v) => match v.shape() {
             Some([n]) => TargetShape::Rank(*n),
             _ => TargetShape::Unknown,

@@ -5,12 +5,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::auto_broadcast::AutoBroadcast;
 use crate::element::DType;
-use crate::BinaryOp;
 use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::types::{dtype_from_ir, IrShape};
 use crate::ir::weights;
 use crate::ir::xml::{RawLayer, RawNet, RawPort};
 use crate::tensor::Tensor;
+use crate::BinaryOp;
 
 /// The newest opset bcast accepts in a layer's `version` (OpenVINO 2026.4 has Broadcast and
 /// ShapeOf in opset1..=opset16, and no Broadcast in opset17).
@@ -39,15 +39,31 @@ impl IrMode {
 /// What a layer does.
 #[derive(Debug, Clone)]
 pub(crate) enum Op {
-    Parameter { dtype: DType, shape: IrShape },
-    Const { value: Tensor },
-    ShapeOf { output_type: DType },
-    Broadcast { mode: IrMode },
+    Parameter {
+        dtype: DType,
+        shape: IrShape,
+    },
+    Const {
+        value: Tensor,
+    },
+    ShapeOf {
+        output_type: DType,
+    },
+    Broadcast {
+        mode: IrMode,
+    },
     /// A binary element-wise layer (Add ... LogicalXor).
-    Eltwise { op: BinaryOp, spec: AutoBroadcast },
+    Eltwise {
+        op: BinaryOp,
+        spec: AutoBroadcast,
+    },
     LogicalNot,
-    Select { spec: AutoBroadcast },
-    Convert { to: DType },
+    Select {
+        spec: AutoBroadcast,
+    },
+    Convert {
+        to: DType,
+    },
     Result,
 }
 
@@ -424,7 +440,11 @@ fn auto_broadcast(raw: &RawLayer) -> Result<AutoBroadcast, IrError> {
             for name in ["auto_broadcast.auto_broadcast_axis", "auto_broadcast_axis"] {
                 let Some(t) = raw.attr(name) else { continue };
                 let value: i64 = t.trim().parse().map_err(|_| {
-                    bad_attribute(&raw.layer, name, format!("is '{t}', which is not an integer"))
+                    bad_attribute(
+                        &raw.layer,
+                        name,
+                        format!("is '{t}', which is not an integer"),
+                    )
                 })?;
                 if let Some((first, first_name)) = axis {
                     if first != value {

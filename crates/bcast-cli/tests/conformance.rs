@@ -64,11 +64,18 @@ fn the_eltwise_group_is_present_and_covers_every_op_and_rule() {
         let text = fs::read_to_string(dir.join("case.json")).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let op = v["op"].as_str().unwrap();
-        ops.insert(if op == "select" { "select".to_string() } else { v["eltwise"].as_str().unwrap().to_string() });
+        ops.insert(if op == "select" {
+            "select".to_string()
+        } else {
+            v["eltwise"].as_str().unwrap().to_string()
+        });
         rules.insert(v["auto_broadcast"].as_str().unwrap().to_string());
     }
     assert_eq!(ops.len(), 20, "{ops:?}");
-    assert_eq!(rules.into_iter().collect::<Vec<_>>(), ["none", "numpy", "pdpd"]);
+    assert_eq!(
+        rules.into_iter().collect::<Vec<_>>(),
+        ["none", "numpy", "pdpd"]
+    );
     // The whole-suite test above runs them; this checks they run as eltwise cases.
     let report = run_dirs(&[suite().join("eltwise")]).unwrap();
     assert_eq!(report.failed(), 0, "{}", report.summary());

@@ -49,7 +49,11 @@ fn refused(o: &Output, want: &str) {
 #[test]
 fn add_numpy_wraps_u8() {
     let d = temp_dir("add");
-    let a = write(&d, "a.npy", &Tensor::U8(array![[200u8, 7], [1, 2]].into_dyn()));
+    let a = write(
+        &d,
+        "a.npy",
+        &Tensor::U8(array![[200u8, 7], [1, 2]].into_dyn()),
+    );
     let b = write(&d, "b.npy", &Tensor::U8(array![100u8, 250].into_dyn()));
     let out = d.join("out.npy");
     ok(&bcast(&["eltwise", "add", &a, &b, out.to_str().unwrap()]));
@@ -61,7 +65,11 @@ fn add_numpy_wraps_u8() {
 #[test]
 fn multiply_pdpd_with_axis_lays_b_on_a() {
     let d = temp_dir("pdpd");
-    let a = write(&d, "a.npy", &Tensor::I32(array![[[1, 1], [1, 1], [1, 1]]].into_dyn()));
+    let a = write(
+        &d,
+        "a.npy",
+        &Tensor::I32(array![[[1, 1], [1, 1], [1, 1]]].into_dyn()),
+    );
     let b = write(&d, "b.npy", &Tensor::I32(array![2, 3, 4].into_dyn()));
     let out = d.join("out.npy");
     let o = bcast(&[
@@ -87,7 +95,13 @@ fn divide_floors_or_truncates() {
     let a = write(&d, "a.npy", &Tensor::I32(array![-7, 7].into_dyn()));
     let b = write(&d, "b.npy", &Tensor::I32(array![2].into_dyn()));
     let out = d.join("out.npy");
-    ok(&bcast(&["eltwise", "divide", &a, &b, out.to_str().unwrap()]));
+    ok(&bcast(&[
+        "eltwise",
+        "divide",
+        &a,
+        &b,
+        out.to_str().unwrap(),
+    ]));
     assert_eq!(
         bcast::npy::read(&out).unwrap(),
         Tensor::I32(array![-4, 3].into_dyn())
@@ -110,7 +124,11 @@ fn divide_floors_or_truncates() {
 #[test]
 fn comparisons_write_bool_and_stdout_works() {
     let d = temp_dir("less");
-    let a = write(&d, "a.npy", &Tensor::F32(array![1.0f32, f32::NAN, 3.0].into_dyn()));
+    let a = write(
+        &d,
+        "a.npy",
+        &Tensor::F32(array![1.0f32, f32::NAN, 3.0].into_dyn()),
+    );
     let b = write(&d, "b.npy", &Tensor::F32(array![2.0f32].into_dyn()));
     let o = bcast(&["eltwise", "less", &a, &b, "-"]);
     ok(&o);
@@ -146,7 +164,11 @@ fn stdin_is_one_input() {
 #[test]
 fn select_numpy_broadcasts_all_three() {
     let d = temp_dir("select");
-    let c = write(&d, "c.npy", &Tensor::Bool(array![[true], [false]].into_dyn()));
+    let c = write(
+        &d,
+        "c.npy",
+        &Tensor::Bool(array![[true], [false]].into_dyn()),
+    );
     let t = write(&d, "t.npy", &Tensor::F64(array![1.0, 2.0, 3.0].into_dyn()));
     let e = write(&d, "e.npy", &Tensor::F64(array![-0.0].into_dyn()));
     let out = d.join("out.npy");
@@ -186,16 +208,37 @@ fn mistakes_are_one_error_line_and_leave_no_output() {
     let o = out.to_str().unwrap();
     refused(&bcast(&["eltwise", "add", &a, &b, o]), "numpy");
     refused(
-        &bcast(&["eltwise", "add", &a, &a, o, "--auto-broadcast", "none", "--axis", "0"]),
+        &bcast(&[
+            "eltwise",
+            "add",
+            &a,
+            &a,
+            o,
+            "--auto-broadcast",
+            "none",
+            "--axis",
+            "0",
+        ]),
         "--axis is a flag of --auto-broadcast pdpd",
     );
     refused(
         &bcast(&["eltwise", "add", &a, &a, o, "--pythondiv", "true"]),
         "--pythondiv is a flag of divide",
     );
-    refused(&bcast(&["eltwise", "power_of", &a, &a, o]), "unknown element-wise op");
     refused(
-        &bcast(&["eltwise", "add", &a, &a, o, "--auto-broadcast", "bidirectional"]),
+        &bcast(&["eltwise", "power_of", &a, &a, o]),
+        "unknown element-wise op",
+    );
+    refused(
+        &bcast(&[
+            "eltwise",
+            "add",
+            &a,
+            &a,
+            o,
+            "--auto-broadcast",
+            "bidirectional",
+        ]),
         "--auto-broadcast",
     );
     refused(&bcast(&["eltwise", "divide", &a, &z, o]), "zero");
@@ -216,7 +259,10 @@ fn shape_learns_element_wise_rules_and_partial_shapes() {
         String::from_utf8(o.stdout).unwrap().trim().to_string()
     };
     // broadcast-rules.rst numpy example: A (8,1,6,1) B (7,1,5) gives (8,7,6,5).
-    assert_eq!(text(bcast(&["shape", "--eltwise", "8,1,6,1", "7,1,5"])), "[8,7,6,5]");
+    assert_eq!(
+        text(bcast(&["shape", "--eltwise", "8,1,6,1", "7,1,5"])),
+        "[8,7,6,5]"
+    );
     // PDPD example: A (2,3,4,5) B (3,4) axis 1 gives A's shape.
     assert_eq!(
         text(bcast(&[
@@ -232,7 +278,10 @@ fn shape_learns_element_wise_rules_and_partial_shapes() {
         "[2,3,4,5]"
     );
     // Partial: an unknown batch against a known one takes it where it cannot be 1.
-    assert_eq!(text(bcast(&["shape", "--eltwise", "?,3", "2..4,1"])), "[2..4,3]");
+    assert_eq!(
+        text(bcast(&["shape", "--eltwise", "?,3", "2..4,1"])),
+        "[2..4,3]"
+    );
     assert_eq!(
         text(bcast(&[
             "shape",
@@ -258,10 +307,7 @@ fn shape_learns_element_wise_rules_and_partial_shapes() {
         ])),
         r#"{"shape":["?","1..8"]}"#
     );
-    refused(
-        &bcast(&["shape", "--eltwise", "2,3", "4"]),
-        "incompatible",
-    );
+    refused(&bcast(&["shape", "--eltwise", "2,3", "4"]), "incompatible");
     refused(
         &bcast(&["shape", "--eltwise", "2,3", "3", "--eltwise-axis", "1"]),
         "--eltwise-axis is a flag of --auto-broadcast pdpd",

@@ -170,7 +170,12 @@ pub struct ShapeArgs {
     #[arg(long, value_name = "RULE", requires = "eltwise")]
     auto_broadcast: Option<String>,
     /// With --eltwise --auto-broadcast pdpd: the axis of A that B starts at (default -1).
-    #[arg(long, value_name = "N", allow_negative_numbers = true, requires = "eltwise")]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        requires = "eltwise"
+    )]
     eltwise_axis: Option<i64>,
     /// Print {"shape": [2,3]} instead of [2,3].
     #[arg(long)]

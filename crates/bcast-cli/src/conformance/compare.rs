@@ -146,15 +146,33 @@ pub(crate) fn within_ulp(expected: &Tensor, actual: &Tensor, ulp: u32) -> Result
         Some(match t {
             Tensor::F16(a) => a
                 .iter()
-                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 0x8000), format!("{v:?}")))
+                .map(|v| {
+                    (
+                        v.is_nan(),
+                        key(u64::from(v.to_bits()), 0x8000),
+                        format!("{v:?}"),
+                    )
+                })
                 .collect(),
             Tensor::BF16(a) => a
                 .iter()
-                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 0x8000), format!("{v:?}")))
+                .map(|v| {
+                    (
+                        v.is_nan(),
+                        key(u64::from(v.to_bits()), 0x8000),
+                        format!("{v:?}"),
+                    )
+                })
                 .collect(),
             Tensor::F32(a) => a
                 .iter()
-                .map(|v| (v.is_nan(), key(u64::from(v.to_bits()), 1 << 31), format!("{v:?}")))
+                .map(|v| {
+                    (
+                        v.is_nan(),
+                        key(u64::from(v.to_bits()), 1 << 31),
+                        format!("{v:?}"),
+                    )
+                })
                 .collect(),
             Tensor::F64(a) => a
                 .iter()
@@ -254,7 +272,12 @@ mod tests {
         let next = f32::from_bits(one.to_bits() + 1);
         let after = f32::from_bits(one.to_bits() + 2);
         let e = t(array![one, f32::NAN].into_dyn());
-        assert!(within_ulp(&e, &t(array![next, f32::from_bits(0x7fc0_0001)].into_dyn()), 1).is_ok());
+        assert!(within_ulp(
+            &e,
+            &t(array![next, f32::from_bits(0x7fc0_0001)].into_dyn()),
+            1
+        )
+        .is_ok());
         assert!(within_ulp(&e, &t(array![after, f32::NAN].into_dyn()), 1).is_err());
         assert!(within_ulp(&e, &t(array![one, 1.0].into_dyn()), 1).is_err());
         let ints = t(array![1i32].into_dyn());

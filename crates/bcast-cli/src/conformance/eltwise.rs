@@ -38,7 +38,9 @@ impl Spec {
                 .map_err(|_| format!("unknown eltwise op '{name}'"))?;
             match (&mut op, fields::optional_bool(f, "pythondiv")?) {
                 (BinaryOp::Divide { pythondiv }, Some(given)) => *pythondiv = given,
-                (_, Some(_)) => return Err(format!("\"pythondiv\" is a field of divide, not {name}")),
+                (_, Some(_)) => {
+                    return Err(format!("\"pythondiv\" is a field of divide, not {name}"))
+                }
                 _ => {}
             }
             Some(op)
@@ -48,7 +50,8 @@ impl Spec {
         let axis = fields::optional_int(f, "axis")?;
         match (&mut spec, axis) {
             (AutoBroadcast::Pdpd { axis }, Some(given)) => {
-                *axis = i64::try_from(given).map_err(|_| format!("\"axis\" {given} does not fit in i64"))?
+                *axis = i64::try_from(given)
+                    .map_err(|_| format!("\"axis\" {given} does not fit in i64"))?
             }
             (_, Some(_)) => return Err(format!("\"axis\" is a field of pdpd, not {rule}")),
             _ => {}
@@ -68,7 +71,10 @@ impl Spec {
         }
         if let Expectation::Outputs(outputs) = &case.expect {
             if outputs.len() != 1 {
-                return Err(format!("an element-wise op has exactly one output, the case lists {}", outputs.len()));
+                return Err(format!(
+                    "an element-wise op has exactly one output, the case lists {}",
+                    outputs.len()
+                ));
             }
         }
         Ok(Spec { op, spec, ulp })

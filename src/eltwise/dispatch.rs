@@ -118,7 +118,7 @@ pub fn binary(
             let r = same_numeric!(
                 a,
                 b,
-                |x, y, _V| { compare(op, x.view(), y.view(), spec, Dest::Fresh, par) },
+                |x, y, _V| compare(op, x.view(), y.view(), spec, Dest::Fresh, par),
                 match (a, b) {
                     (Tensor::Bool(x), Tensor::Bool(y)) => {
                         compare(op, x.view(), y.view(), spec, Dest::Fresh, par)
@@ -191,7 +191,7 @@ pub fn binary_into(
                 same_numeric!(
                     a,
                     b,
-                    |x, y, _V| { compare(op, x.view(), y.view(), spec, dest, par) },
+                    |x, y, _V| compare(op, x.view(), y.view(), spec, dest, par),
                     match (a, b) {
                         (Tensor::Bool(x), Tensor::Bool(y)) => {
                             compare(op, x.view(), y.view(), spec, dest, par)

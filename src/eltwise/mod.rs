@@ -15,6 +15,7 @@ mod logical;
 mod ops;
 mod plan;
 mod select;
+mod view;
 
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD};
 
@@ -26,6 +27,9 @@ use exec::{run_binary, Dest, PerElement};
 pub use dispatch::{binary, binary_into, select_tensor};
 pub use ops::{BinaryOp, ParseBinaryOpError};
 pub use select::{select, select_into};
+pub use view::{
+    binary_view, binary_view_into, select_view, select_view_into, TensorView, TensorViewMut,
+};
 
 /// `f(a, b)` element-wise, with `a` and `b` broadcast under `spec` (PDPD: `b` onto `a`), into a
 /// new row-major array. Operands are read in place in any layout (transposed, stepped,

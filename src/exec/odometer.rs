@@ -121,6 +121,8 @@ impl<'p, const N: usize> Odometer<'p, N> {
     }
 
     /// Moves to the next position (the origin after the last one), with additions only.
+    // Indexed loops over the N operands, kept as they are in the hot path.
+    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     pub fn step(&mut self) {
         let index = self.index.as_mut();

@@ -93,7 +93,8 @@ typedef enum bcast_status {
    */
   BCAST_ERR_CAPACITY = 9,
   /**
-   * The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`).
+   * The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`, arithmetic
+   * on `BCAST_DTYPE_BOOL`, a logical op on anything else).
    */
   BCAST_ERR_DTYPE = 10,
   /**
@@ -105,6 +106,11 @@ typedef enum bcast_status {
    * `BCAST_MAX_THREADS`.
    */
   BCAST_ERR_THREADS = 12,
+  /**
+   * An integer DIVIDE, DIVIDE_TRUNC, MOD or FLOOR_MOD met a zero divisor (nothing was
+   * written).
+   */
+  BCAST_ERR_DIV_ZERO = 13,
   /**
    * An error of a kind this version of the C binding does not know yet (the Rust library
    * added one); the message says what it is.
@@ -200,6 +206,117 @@ typedef enum bcast_dtype {
    */
   BCAST_DTYPE_F64 = 12,
 } bcast_dtype;
+
+/**
+ * The element-wise binary ops (OpenVINO's opset, reference semantics: integers wrap,
+ * Maximum is `a < b ? b : a`, f16/bf16 computed in float and rounded once).
+ *
+ * Divide has two codes: `BCAST_OP_DIVIDE` floors integer quotients (OpenVINO's default,
+ * `pythondiv = true`: -7 / 2 = -4), `BCAST_OP_DIVIDE_TRUNC` truncates them (-7 / 2 = -3);
+ * on floats both are IEEE division. Comparisons (EQUAL..GREATER_EQUAL) and the logical ops
+ * write bool (one byte, 0 or 1); the logical ops take bool operands only.
+ */
+typedef enum bcast_binary_op {
+  /**
+   * `a + b`.
+   */
+  BCAST_OP_ADD = 0,
+  /**
+   * `a - b`.
+   */
+  BCAST_OP_SUBTRACT = 1,
+  /**
+   * `a * b`.
+   */
+  BCAST_OP_MULTIPLY = 2,
+  /**
+   * `a / b`, integer quotients floored (Python's `//`).
+   */
+  BCAST_OP_DIVIDE = 3,
+  /**
+   * `a < b ? b : a`.
+   */
+  BCAST_OP_MAXIMUM = 4,
+  /**
+   * `b < a ? b : a`.
+   */
+  BCAST_OP_MINIMUM = 5,
+  /**
+   * `(a - b) * (a - b)`.
+   */
+  BCAST_OP_SQUARED_DIFFERENCE = 6,
+  /**
+   * `a ** b` (integers: computed in double, truncated back).
+   */
+  BCAST_OP_POWER = 7,
+  /**
+   * Remainder with the divisor's sign.
+   */
+  BCAST_OP_FLOOR_MOD = 8,
+  /**
+   * Remainder with the dividend's sign (C `%`, `fmod`).
+   */
+  BCAST_OP_MOD = 9,
+  /**
+   * `a == b` (bool out).
+   */
+  BCAST_OP_EQUAL = 10,
+  /**
+   * `a != b` (bool out).
+   */
+  BCAST_OP_NOT_EQUAL = 11,
+  /**
+   * `a < b` (bool out).
+   */
+  BCAST_OP_LESS = 12,
+  /**
+   * `a <= b` (bool out).
+   */
+  BCAST_OP_LESS_EQUAL = 13,
+  /**
+   * `a > b` (bool out).
+   */
+  BCAST_OP_GREATER = 14,
+  /**
+   * `a >= b` (bool out).
+   */
+  BCAST_OP_GREATER_EQUAL = 15,
+  /**
+   * `a && b` (bool in and out).
+   */
+  BCAST_OP_LOGICAL_AND = 16,
+  /**
+   * `a || b` (bool in and out).
+   */
+  BCAST_OP_LOGICAL_OR = 17,
+  /**
+   * `a != b` on bools (bool in and out).
+   */
+  BCAST_OP_LOGICAL_XOR = 18,
+  /**
+   * `a / b`, integer quotients truncated toward zero (C's `/`; `pythondiv = false`).
+   */
+  BCAST_OP_DIVIDE_TRUNC = 19,
+} bcast_binary_op;
+
+/**
+ * An element-wise op's `auto_broadcast` attribute (OpenVINO's).
+ */
+typedef enum bcast_auto_broadcast {
+  /**
+   * The shapes must be equal.
+   */
+  BCAST_AB_NONE = 0,
+  /**
+   * Right-aligned, per axis equal or one of them 1; both operands stretch.
+   */
+  BCAST_AB_NUMPY = 1,
+  /**
+   * `b` (trailing 1s dropped) laid on `a`'s axes from `axis` (-1: right-aligned); the
+   * output is `a`'s shape.
+   */
+  BCAST_AB_PDPD = 2,
+} bcast_auto_broadcast;
 
 /**
  * A broadcast planned once for one data shape, target shape and mode: the output shape and
@@ -428,6 +545,103 @@ int bcast_plan_reduce(const struct bcast_plan *plan,
                       const void *grad,
                       void *out,
                       size_t threads);
+
+/**
+ * The output shape of an element-wise op on shapes `a_shape` and `b_shape` under `ab`
+ * (`axis`: the PDPD start axis, -1 right-aligned; ignored by NONE and NUMPY), written to
+ * `shape[0..rank]`, its rank to `*rank_out`. For `bcast_select` under NUMPY, call it twice
+ * (`then` with `else`, the result with `cond`); under NONE and PDPD the output is `then`'s.
+ *
+ * `BCAST_ERR_CAPACITY` if `capacity` is smaller than the rank (then `*rank_out` holds the
+ * rank needed); `BCAST_ERR_SHAPE` if the shapes break the rule.
+ *
+ * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * Each shape pointer is NULL or points to as many readable values as its rank says;
+ * `shape` is NULL or holds `capacity` writable `size_t`; `rank_out` is NULL or writable.
+ */
+int bcast_eltwise_shape(const size_t *a_shape,
+                        size_t a_rank,
+                        const size_t *b_shape,
+                        size_t b_rank,
+                        bcast_auto_broadcast ab,
+                        int64_t axis,
+                        size_t *shape,
+                        size_t capacity,
+                        size_t *rank_out);
+
+/**
+ * `out = op(a, b)` element-wise, `a` and `b` (row-major, of `dtype`, aligned to it)
+ * broadcast under `ab` (`axis` as for `bcast_eltwise_shape`), into `out` (row-major, the
+ * shape `bcast_eltwise_shape` gives; `dtype` for arithmetic, bool, one byte 0/1, for
+ * comparisons and logical ops). The operands are read in place, never copied. `threads` as
+ * for `bcast_plan_run`; the result does not depend on it.
+ *
+ * Statuses: `BCAST_ERR_CAPACITY` if `out_capacity_elems` is below the output's element
+ * count; `BCAST_ERR_SHAPE` for shapes that break the rule; `BCAST_ERR_DTYPE` for an op the
+ * dtype does not have (arithmetic on BOOL, logical ops on anything but BOOL);
+ * `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or FLOOR_MOD whose `b`
+ * holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an unknown code, a bool
+ * byte other than 0 or 1, or an `out` overlapping `a` or `b`.
+ *
+ * Ownership: all memory is the caller's; nothing is kept after the call.
+ *
+ * Thread-safety: any number of threads at once, each into its own `out`.
+ *
+ * # Safety
+ * Each shape pointer is NULL or points to as many readable values as its rank says; `a`
+ * and `b` are NULL or hold their shape's element count of readable elements of `dtype`;
+ * `out` is NULL or holds `out_capacity_elems` writable elements of the output type.
+ */
+int bcast_binary(bcast_binary_op op,
+                 bcast_dtype dtype,
+                 const void *a,
+                 const size_t *a_shape,
+                 size_t a_rank,
+                 const void *b,
+                 const size_t *b_shape,
+                 size_t b_rank,
+                 bcast_auto_broadcast ab,
+                 int64_t axis,
+                 void *out,
+                 size_t out_capacity_elems,
+                 size_t threads);
+
+/**
+ * `out = cond ? then : else_` element-wise: `cond` bool (one byte, 0 or 1), `then` and
+ * `else_` of `dtype`, all row-major and read in place; `out` row-major of `dtype`.
+ * Broadcast under `ab`: NUMPY broadcasts all three together; NONE needs three equal
+ * shapes; PDPD keeps `then`'s shape and lays `else_` and `cond` on it from `axis`.
+ * `threads` as for `bcast_plan_run`.
+ *
+ * Statuses as for `bcast_binary` (no `BCAST_ERR_DIV_ZERO`; a `cond` byte other than 0 or 1
+ * is `BCAST_ERR_INVALID`). Every dtype, BOOL included.
+ *
+ * Ownership: all memory is the caller's; nothing is kept after the call.
+ *
+ * Thread-safety: any number of threads at once, each into its own `out`.
+ *
+ * # Safety
+ * Each shape pointer is NULL or points to as many readable values as its rank says; `cond`,
+ * `then` and `else_` are NULL or hold their shape's element count of readable elements;
+ * `out` is NULL or holds `out_capacity_elems` writable elements of `dtype`.
+ */
+int bcast_select(bcast_dtype dtype,
+                 const uint8_t *cond,
+                 const size_t *cond_shape,
+                 size_t cond_rank,
+                 const void *then,
+                 const size_t *then_shape,
+                 size_t then_rank,
+                 const void *else_,
+                 const size_t *else_shape,
+                 size_t else_rank,
+                 bcast_auto_broadcast ab,
+                 int64_t axis,
+                 void *out,
+                 size_t out_capacity_elems,
+                 size_t threads);
 
 #ifdef __cplusplus
 }  // extern "C"

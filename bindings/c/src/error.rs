@@ -38,13 +38,17 @@ pub enum bcast_status {
     BCAST_ERR_RANK = 8,
     /// The caller's shape buffer is too small: `*rank_out` holds the rank needed.
     BCAST_ERR_CAPACITY = 9,
-    /// The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`).
+    /// The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`, arithmetic
+    /// on `BCAST_DTYPE_BOOL`, a logical op on anything else).
     BCAST_ERR_DTYPE = 10,
     /// A buffer is not aligned to its element size.
     BCAST_ERR_ALIGN = 11,
     /// A thread pool of the requested size could not be started, or `threads` is above
     /// `BCAST_MAX_THREADS`.
     BCAST_ERR_THREADS = 12,
+    /// An integer DIVIDE, DIVIDE_TRUNC, MOD or FLOOR_MOD met a zero divisor (nothing was
+    /// written).
+    BCAST_ERR_DIV_ZERO = 13,
     /// An error of a kind this version of the C binding does not know yet (the Rust library
     /// added one); the message says what it is.
     BCAST_ERR_OTHER = 99,
@@ -96,7 +100,10 @@ pub(crate) fn status_of(e: &BroadcastError) -> bcast_status {
         }
         BroadcastError::Allocation { .. } => BCAST_ERR_ALLOC,
         BroadcastError::WorkerPanicked { .. } => BCAST_ERR_PANIC,
-        BroadcastError::UnsupportedType { .. } => BCAST_ERR_DTYPE,
+        BroadcastError::UnsupportedType { .. } | BroadcastError::DTypeMismatch { .. } => {
+            BCAST_ERR_DTYPE
+        }
+        BroadcastError::DivisionByZero { .. } => BCAST_ERR_DIV_ZERO,
         _ => BCAST_ERR_OTHER,
     }
 }

@@ -4,6 +4,8 @@
 //! is stale) declares every function. The families, one file each:
 //! - [`plan`]: `bcast_plan_create` once, `bcast_plan_run` many times, `bcast_plan_free`;
 //! - [`oneshot`]: `bcast_broadcast` and `bcast_output_shape` in one call;
+//! - [`eltwise`]: `bcast_binary`, `bcast_select`, `bcast_eltwise_shape` (element-wise ops
+//!   under auto-broadcast, operands read in place);
 //! - [`reduce`]: `bcast_reduce_to_input` / `bcast_plan_reduce`, the gradient;
 //! - [`error`]: status codes and `bcast_last_error_message`;
 //! - [`types`]: the enums, the limits, the checked reading of the caller's arguments.
@@ -27,8 +29,13 @@ pub mod oneshot;
 
 pub mod reduce;
 
+pub mod eltwise;
+
 mod threads;
 
+pub use eltwise::{
+    bcast_auto_broadcast, bcast_binary, bcast_binary_op, bcast_eltwise_shape, bcast_select,
+};
 pub use error::{bcast_last_error_message, bcast_status};
 pub use oneshot::{bcast_broadcast, bcast_output_shape};
 pub use plan::{

@@ -111,7 +111,7 @@ fn c_test(file: &str) -> PathBuf {
 }
 
 /// The C test programs, each `tests/c/<name>.c`.
-const PROGRAMS: [&str; 5] = ["modes", "errors", "reduce", "strides", "threads"];
+const PROGRAMS: [&str; 6] = ["modes", "errors", "reduce", "strides", "threads", "eltwise"];
 
 /// Builds and runs one C test program.
 fn c_program(name: &str) {
@@ -138,6 +138,11 @@ fn reduce_every_dtype_matches_the_reference() {
 #[test]
 fn strided_sources_match_the_reference() {
     c_program("strides");
+}
+
+#[test]
+fn eltwise_ops_match_the_reference() {
+    c_program("eltwise");
 }
 
 #[test]

@@ -10,7 +10,10 @@ numpy arrays in, numpy arrays out. The modes are OpenVINO's and ONNX's:
 - N-ary: ``broadcast_arrays`` / ``broadcast_shapes``.
 
 Functions: ``broadcast``, ``broadcast_arrays``, ``output_shape``, ``broadcast_shapes``,
-``reduce_to_input``. Errors: ``BroadcastError`` (a ``ValueError``).
+``reduce_to_input``; element-wise under OpenVINO's auto-broadcast (``"numpy"``,
+``"none"``, ``"pdpd"``): ``add``, ``subtract``, ``multiply``, ``divide``, ``maximum``,
+``minimum``, ``squared_difference``, ``power``, ``floor_mod``, ``mod``, the comparisons
+(``equal`` ... ``greater_equal``), ``logical_and``/``or``/``xor`` and ``select``. Errors: ``BroadcastError`` (a ``ValueError``).
 """
 
 from ._bcast import (
@@ -21,6 +24,26 @@ from ._bcast import (
     broadcast_shapes,
     output_shape,
     reduce_to_input,
+    add,
+    divide,
+    equal,
+    floor_mod,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    not_equal,
+    power,
+    select,
+    squared_difference,
+    subtract,
 )
 
 __all__ = [
@@ -30,4 +53,24 @@ __all__ = [
     "broadcast_shapes",
     "output_shape",
     "reduce_to_input",
+    "add",
+    "divide",
+    "equal",
+    "floor_mod",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "not_equal",
+    "power",
+    "select",
+    "squared_difference",
+    "subtract",
 ]

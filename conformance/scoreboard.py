@@ -138,6 +138,10 @@ def case_info(folder: Path):
 
 
 def norm(text):
+    text = re.sub(r"(?<!\S)/\S*/([^/\s]+)", r"\1", text)  # paths: their last part
+    text = re.sub(r"'[^']*'", "'…'", text)
+    text = re.sub(r"\(\w+\)", "(…)", text)
+    text = re.sub(r"\btype \w+ version", "type … version", text)
     text = re.sub(r"\b[A-Za-z]+_\d+\b", lambda m: re.sub(r"\d+$", "N", m.group()), text)
     text = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", text)
     text = re.sub(r"\s+", " ", text).strip()
@@ -157,9 +161,10 @@ def cause(o):
     if "expected a rejection" in r:
         return "accepts what the suite rejects"
     if "expected outputs, but" in r:
-        msg = r.split("refused: ", 2)[-1] if "refused: " in r else r
+        msg = r.split("): ", 1)[1] if re.search(r"refused \(exit -?\d+\): ", r) else ""
+        msg = re.sub(r"^(refused: |error: )", "", msg)
         msg = re.sub(r"^\w+(Error|Exception|Fail)\w*: ", "", msg)
-        return "refuses: " + norm(msg)
+        return "refuses: " + (norm(msg) or "(no message)")
     if "dtype differs" in r:
         return "wrong dtype: " + r.split("dtype differs: ", 1)[1]
     if "shape differs" in r:
@@ -172,9 +177,10 @@ def cause(o):
 
 
 def example(o):
-    r = re.sub(r"(?<!\S)/\S*/([^/\s]+)", r"\1", o["reason"])  # program paths: their names
+    r = re.sub(r"(?<!\S)/\S*/([^/\s]+)", r"\1", o["reason"])  # paths: their last part
     r = re.sub(r"^out\d\.npy: ", "", r)
-    r = r.split("refused: ", 2)[-1] if "refused: " in r else r
+    if re.search(r"refused \(exit -?\d+\): ", r):
+        r = re.sub(r"^(refused: |error: )", "", r.split("): ", 1)[1])
     return (r[:150] + "…") if len(r) > 150 else r
 
 
@@ -218,7 +224,7 @@ def write_board(keys_names):
            "# Conformance scoreboard",
            "",
            f"Regenerate: `{REGENERATE}` (CPU-bound: about an hour at `-j 2`; "
-           "`--only KEY` reruns one runtime, `--saved` rewrites this file from the saved results).",
+           "`--only KEY` reruns one runtime, `--only KEY --update DIR...` reruns some cases, `--saved` rewrites this file from the saved results).",
            "",
            "Every runtime runs the same case folders through its adapter in `conformance/adapters/` "
            "(protocol: `conformance/README.md`, \"Running the suite against any runtime\"), compared "
@@ -233,6 +239,11 @@ def write_board(keys_names):
         c = Counter(o["verdict"] for o in os_)
         out.append(f"| {meta['name']} | {meta['version']} | {c['pass']} | {c['fail']} | {c['crash']} "
                    f"| {c['timeout']} | {c['skip']} | {len(os_)} | {meta['seconds'] / 60:.1f} min |")
+    for meta, _ in runs:
+        for u in meta.get("updated", []):
+            out.append("")
+            out.append(f"{meta['name']}: {u['cases']} cases rerun after an adapter fix and merged in "
+                       f"({', '.join(relative(d) for d in u['dirs'])}; {u['seconds'] / 60:.1f} min).")
     missing = [name for key, name, _, _ in keys_names if not (RESULTS / f"{key}.jsonl").is_file()]
     if missing:
         out.append("")
@@ -256,7 +267,8 @@ def write_board(keys_names):
         clusters = defaultdict(list)
         for o in bad:
             what, dtype, variant = case_info(Path(o["case"]))
-            clusters[(o["verdict"] == "skip", what, cause(o))].append((o, dtype, variant))
+            skipped = o["verdict"] == "skip"
+            clusters[(skipped, "" if skipped else what, cause(o))].append((o, dtype, variant, what))
         ordered = sorted(clusters.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1:]))
         wrong = sum(len(v) for k, v in ordered if not k[0])
         out.append(f"{wrong} failed, crashed or timed out, in "
@@ -264,10 +276,13 @@ def write_board(keys_names):
                    f"{len(bad) - wrong} skipped.")
         out.append("")
         for (skipped, what, why), items in ordered:
-            dtypes = sorted({d for _, d, _ in items if d})
-            variants = sorted({v for _, _, v in items if v})
+            dtypes = sorted({d for _, d, _, _ in items if d})
+            variants = sorted({v for _, _, v, _ in items if v})
             n = len(items)
             on = ", ".join(dtypes) + (f"; {', '.join(variants)}" if variants else "")
+            if skipped:
+                ops = sorted({w for _, _, _, w in items})
+                what = ", ".join(ops) if len(ops) <= 6 else f"{len(ops)} ops"
             line = (f"- **{what}**: {why}: {n} case{'s' if n > 1 else ''}"
                     + (f" ({on})" if on else ""))
             if not skipped:

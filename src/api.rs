@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 
 use crate::element::Element;
-use crate::error::{BroadcastError, Dims};
+use crate::error::BroadcastError;
 use crate::exec::{self, Parallelism};
 use crate::mode::Mode;
 use crate::plan::StridePlan;
@@ -195,13 +195,9 @@ fn write_into<T: Element>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     debug_assert_eq!(data.shape(), plan.source_shape());
-    // Compared element by element: a `memcmp` call for two or three dims costs more.
-    if !out.shape().iter().eq(plan.output_shape()) {
-        return Err(BroadcastError::OutputShape {
-            expected: Dims(plan.output_shape().to_vec()),
-            actual: Dims(out.shape().to_vec()),
-        });
-    }
+    exec::check_shape(plan.output_shape(), out.shape(), |expected, actual| {
+        BroadcastError::OutputShape { expected, actual }
+    })?;
     let (plan, src) = &contiguous(plan, data)?;
     match out.as_slice_mut() {
         Some(dst) => T::run_plan_into(plan, src, dst, par),

@@ -9,9 +9,7 @@ use std::mem::MaybeUninit;
 
 use ndarray::ArrayD;
 
-use crate::dtype::dtype_table;
-// The io layer still names `DType` by its old path.
-pub(crate) use crate::dtype::DType;
+use crate::dtype::{dtype_table, DType};
 use crate::error::{BroadcastError, Dims};
 use crate::exec::Parallelism;
 use crate::kernel;

@@ -5,7 +5,7 @@ use super::exec::{run_select, Dest};
 use super::logical::logical;
 use super::ops::{Arith, BinaryOp, Family};
 use crate::auto_broadcast::AutoBroadcast;
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
 use crate::tensor::Tensor;

@@ -22,7 +22,7 @@ use ndarray::{ArrayD, ArrayViewD};
 
 use super::exec::{run_binary, BinaryKernel, Dest, PerElement, Slot, Src};
 use crate::auto_broadcast::AutoBroadcast;
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::ir::graph::{IrMode, Node, Op};
 use crate::ir::types::IrShape;
 use crate::ir::Model;

@@ -8,7 +8,7 @@ use half::{bf16, f16};
 use ndarray::ArrayD;
 
 use crate::auto_broadcast::{eltwise_shape, AutoBroadcast};
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::error::BroadcastError;
 use crate::infer::infer_eltwise_shape;
 use crate::ir::error::{IrError, LayerRef};

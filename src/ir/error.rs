@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::error::{BroadcastError, Dims};
 use crate::ir::types::IrShape;
 

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use ndarray::{ArrayD, IxDyn};
 
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::Parallelism;
 use crate::ir::error::{IrError, LayerRef, PortDirection};

@@ -4,11 +4,12 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::auto_broadcast::AutoBroadcast;
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::ir::error::{IrError, LayerRef, PortDirection};
 use crate::ir::types::{dtype_from_ir, IrShape};
 use crate::ir::weights;
 use crate::ir::xml::{RawLayer, RawNet, RawPort};
+use crate::mode::Rule;
 use crate::tensor::Tensor;
 use crate::BinaryOp;
 
@@ -383,14 +384,16 @@ fn broadcast(raw: &RawLayer, opset: u32, input_count: usize) -> Result<Op, IrErr
         }
         None => "numpy",
     };
-    let mode = match mode_text {
-        "numpy" => IrMode::Numpy,
-        "explicit" | "none" => IrMode::Explicit,
-        "bidirectional" if opset >= 3 => IrMode::Bidirectional,
-        "pdpd" => IrMode::Pdpd {
+    // The names are the library's one table (`MODE_NAMES`); `axes` and `multi` have no IR form.
+    let mode = match Rule::from_mode_name(mode_text) {
+        Some(Rule::Numpy) => IrMode::Numpy,
+        Some(Rule::Explicit) => IrMode::Explicit,
+        Some(Rule::Bidirectional) if opset >= 3 => IrMode::Bidirectional,
+        Some(Rule::Pdpd) => IrMode::Pdpd {
             axis: pdpd_axis(raw, opset)?,
         },
-        other => {
+        _ => {
+            let other = mode_text;
             let known = if opset >= 3 {
                 "numpy, explicit, none, bidirectional or pdpd"
             } else {

@@ -70,7 +70,7 @@ pub use describe::LayerSummary;
 pub use error::{IrError, LayerRef, PortDirection};
 pub use types::{dtype_from_ir, Dim, IrShape};
 
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::npy::files;
 use crate::tensor::Tensor;
 use eval::{Pass, Value};

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::element::DType;
+use crate::dtype::DType;
 
 /// Maps an IR element type name (`element_type="f32"`) or port precision (`precision="FP32"`)
 /// to a bcast element type. Case-insensitive; `None` for a type bcast does not have (`u4`,

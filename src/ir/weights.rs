@@ -3,7 +3,7 @@
 use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::ir::error::{IrError, LayerRef};
 use crate::shape::checked_len;
 use crate::tensor::Tensor;

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use half::f16;
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 
-use crate::element::DType;
+use crate::dtype::DType;
 use crate::tensor::Tensor;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";

@@ -48,7 +48,10 @@ fn cases(c: &mut Criterion) {
                 .measurement_time(Duration::from_secs(2));
         }
         group.bench_function("bcast_into", |bch| {
-            bch.iter(|| case.run_into(black_box(&inputs), &mut out).unwrap())
+            bch.iter(|| {
+                case.run_into(black_box(&inputs), &mut out, bcast::Parallelism::Auto)
+                    .unwrap()
+            })
         });
         group.bench_function("bcast_alloc", |bch| {
             bch.iter(|| case.run(black_box(&inputs)).unwrap())
@@ -57,8 +60,18 @@ fn cases(c: &mut Criterion) {
         if let (Some(op), [Tensor::F32(a), Tensor::F32(b)]) = (case.op, &inputs[..]) {
             if !matches!(op, BinaryOp::Greater) {
                 let shape = out.shape().to_vec();
-                let a_al = a.view().into_shape_with_order(IxDyn(&aligned(a.shape(), &shape, &AutoBroadcast::Numpy))).unwrap();
-                let b_al = b.view().into_shape_with_order(IxDyn(&aligned(b.shape(), &shape, &case.spec))).unwrap();
+                let a_al = a
+                    .view()
+                    .into_shape_with_order(IxDyn(&aligned(
+                        a.shape(),
+                        &shape,
+                        &AutoBroadcast::Numpy,
+                    )))
+                    .unwrap();
+                let b_al = b
+                    .view()
+                    .into_shape_with_order(IxDyn(&aligned(b.shape(), &shape, &case.spec)))
+                    .unwrap();
                 let f = f32_op(op);
                 let mut o = ArrayD::<f32>::zeros(IxDyn(&shape));
                 group.bench_function("ndarray_zip_par_for_each", |bch| {

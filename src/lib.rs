@@ -51,8 +51,8 @@ pub use api::{
 pub use auto_broadcast::{eltwise_shape, AutoBroadcast, ParseAutoBroadcastError};
 pub use element::{DType, Element};
 pub use eltwise::{
-    binary, binary_into, select, select_into, select_tensor, zip_with, zip_with_into, BinaryOp,
-    ParseBinaryOpError,
+    binary, binary_into, binary_into_with, select, select_into, select_into_with, select_tensor,
+    zip_with, zip_with_into, BinaryOp, ParseBinaryOpError,
 };
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;

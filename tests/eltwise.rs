@@ -33,13 +33,7 @@ fn start_axis(shape: &[usize], out: &[usize], spec: &AutoBroadcast, is_target: b
 /// The operand element an output index reads.
 fn operand_index(out_idx: &[usize], shape: &[usize], start: usize) -> Vec<usize> {
     (0..shape.len())
-        .map(|j| {
-            if shape[j] == 1 {
-                0
-            } else {
-                out_idx[start + j]
-            }
-        })
+        .map(|j| if shape[j] == 1 { 0 } else { out_idx[start + j] })
         .collect()
 }
 
@@ -292,7 +286,9 @@ fn naive_select<T: Clone>(
     let out = match spec {
         AutoBroadcast::Numpy => bcast::broadcast_shapes(&[c.shape(), t.shape(), e.shape()])?,
         _ => {
-            if matches!(spec, AutoBroadcast::Pdpd { .. }) && (c.ndim() > t.ndim() || e.ndim() > t.ndim()) {
+            if matches!(spec, AutoBroadcast::Pdpd { .. })
+                && (c.ndim() > t.ndim() || e.ndim() > t.ndim())
+            {
                 return Err(BroadcastError::NoInputs);
             }
             eltwise_shape(t.shape(), c.shape(), spec)?;
@@ -460,11 +456,16 @@ fn check_op(
             let tb = Tensor::$var(xb.view().to_owned());
             let got_view = binary(op, &ta, &tb, spec);
             if logical {
-                assert!(matches!(got_view, Err(BroadcastError::UnsupportedType { .. })));
+                assert!(matches!(
+                    got_view,
+                    Err(BroadcastError::UnsupportedType { .. })
+                ));
                 return;
             }
             if is_cmp {
-                let want = naive(&xa.view(), &xb.view(), spec, |x: $t, y: $t| cmp_ref(op, x, y));
+                let want = naive(&xa.view(), &xb.view(), spec, |x: $t, y: $t| {
+                    cmp_ref(op, x, y)
+                });
                 match (want, got_view) {
                     (Ok(w), Ok(g)) => assert_eq!(Tensor::Bool(w), g, "{op} {a:?} {b:?} {spec}"),
                     (Err(_), Err(_)) => {}
@@ -477,7 +478,10 @@ fn check_op(
             // Also run the generic path on the laid-out views (not the owned copies).
             match (want, got_view) {
                 (Ok(w), Ok(Tensor::$var(g))) => {
-                    let same = w.iter().zip(g.iter()).all(|(x, y)| format!("{x:?}") == format!("{y:?}"));
+                    let same = w
+                        .iter()
+                        .zip(g.iter())
+                        .all(|(x, y)| format!("{x:?}") == format!("{y:?}"));
                     assert!(same, "{op} {a:?} {b:?} {spec}: {w:?} vs {g:?}");
                 }
                 (Err(_), Err(_)) => {}
@@ -487,8 +491,17 @@ fn check_op(
     }
     macro_rules! int_case {
         ($t:ty, $var:ident, $signed:expr) => {
-            case!($t, $var, |v: i64| if $signed { v as $t } else { v.rem_euclid(7) as $t },
-                |x: $t, y: $t| int_ref(op, x as i128, y as i128, <$t>::BITS, $signed).unwrap() as $t)
+            case!(
+                $t,
+                $var,
+                |v: i64| if $signed {
+                    v as $t
+                } else {
+                    v.rem_euclid(7) as $t
+                },
+                |x: $t, y: $t| int_ref(op, x as i128, y as i128, <$t>::BITS, $signed).unwrap()
+                    as $t
+            )
         };
     }
     match dtype {
@@ -509,24 +522,36 @@ fn check_op(
                 float_ref(op, x as f64, y as f64) as f32
             }
         }),
-        9 => case!(f64, F64, |v: i64| v as f64 * 0.75, |x: f64, y: f64| float_ref(op, x, y)),
-        10 => case!(f16, F16, |v: i64| f16::from_f32(v as f32 * 0.75), |x: f16, y: f16| {
-            match op {
-                BinaryOp::FloorMod => f16::from_f64(float_ref(op, x.to_f64(), y.to_f64())),
-                BinaryOp::Maximum | BinaryOp::Minimum => {
-                    f16::from_f64(float_ref(op, x.to_f64(), y.to_f64()))
+        9 => case!(f64, F64, |v: i64| v as f64 * 0.75, |x: f64, y: f64| {
+            float_ref(op, x, y)
+        }),
+        10 => case!(
+            f16,
+            F16,
+            |v: i64| f16::from_f32(v as f32 * 0.75),
+            |x: f16, y: f16| {
+                match op {
+                    BinaryOp::FloorMod => f16::from_f64(float_ref(op, x.to_f64(), y.to_f64())),
+                    BinaryOp::Maximum | BinaryOp::Minimum => {
+                        f16::from_f64(float_ref(op, x.to_f64(), y.to_f64()))
+                    }
+                    BinaryOp::Power => f16::from_f32(x.to_f32().powf(y.to_f32())),
+                    _ => f16::from_f32(float_ref(op, x.to_f64(), y.to_f64()) as f32),
                 }
-                BinaryOp::Power => f16::from_f32(x.to_f32().powf(y.to_f32())),
-                _ => f16::from_f32(float_ref(op, x.to_f64(), y.to_f64()) as f32),
             }
-        }),
-        11 => case!(bf16, BF16, |v: i64| bf16::from_f32(v as f32 * 0.75), |x: bf16, y: bf16| {
-            match op {
-                BinaryOp::FloorMod => bf16::from_f64(float_ref(op, x.to_f64(), y.to_f64())),
-                BinaryOp::Power => bf16::from_f32(x.to_f32().powf(y.to_f32())),
-                _ => bf16::from_f32(float_ref(op, x.to_f64(), y.to_f64()) as f32),
+        ),
+        11 => case!(
+            bf16,
+            BF16,
+            |v: i64| bf16::from_f32(v as f32 * 0.75),
+            |x: bf16, y: bf16| {
+                match op {
+                    BinaryOp::FloorMod => bf16::from_f64(float_ref(op, x.to_f64(), y.to_f64())),
+                    BinaryOp::Power => bf16::from_f32(x.to_f32().powf(y.to_f32())),
+                    _ => bf16::from_f32(float_ref(op, x.to_f64(), y.to_f64()) as f32),
+                }
             }
-        }),
+        ),
         _ => {
             // bool: logical ops and comparisons; arithmetic refused.
             let xa = Laid::new(a, layout, |i| va(i) > 0);
@@ -612,12 +637,25 @@ fn spec_pdpd_examples() {
     }
     let a = ArrayD::<f32>::zeros(IxDyn(&[8, 1, 6, 1]));
     let b = ArrayD::<f32>::zeros(IxDyn(&[7, 1, 5]));
-    let err = zip_with(a.view(), b.view(), &AutoBroadcast::Pdpd { axis: 1 }, |x, y| x * y);
-    assert!(matches!(err, Err(BroadcastError::DimMismatch { .. })), "{err:?}");
+    let err = zip_with(
+        a.view(),
+        b.view(),
+        &AutoBroadcast::Pdpd { axis: 1 },
+        |x, y| x * y,
+    );
+    assert!(
+        matches!(err, Err(BroadcastError::DimMismatch { .. })),
+        "{err:?}"
+    );
     // Trailing 1s of B past A's end are dropped (the spec's rule 5; OpenVINO refuses this).
     let b = ArrayD::<f32>::ones(IxDyn(&[5, 1]));
     let a = ArrayD::<f32>::ones(IxDyn(&[2, 3, 4, 5]));
-    let got = zip_with(a.view(), b.view(), &AutoBroadcast::Pdpd { axis: 3 }, |x, y| x + y);
+    let got = zip_with(
+        a.view(),
+        b.view(),
+        &AutoBroadcast::Pdpd { axis: 3 },
+        |x, y| x + y,
+    );
     assert_eq!(got.unwrap().shape(), &[2, 3, 4, 5]);
 }
 
@@ -637,7 +675,12 @@ fn results_are_identical_for_any_chunking_and_pool() {
         (&[50, 3], &[50, 3], AutoBroadcast::Numpy),
     ];
     let pools: Vec<rayon::ThreadPool> = (1..=3)
-        .map(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap())
+        .map(|n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        })
         .collect();
     for (a, b, spec) in cases {
         for layout in 0..4 {
@@ -680,7 +723,10 @@ fn results_are_identical_for_any_chunking_and_pool() {
 fn a_worker_panic_is_an_error() {
     let a = ArrayD::<f32>::zeros(IxDyn(&[100, 10]));
     let b = ArrayD::<f32>::zeros(IxDyn(&[10]));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     let tuning = Tuning {
         chunk_elems: Some(64),
         panic_in_chunk: Some(3),
@@ -693,10 +739,15 @@ fn a_worker_panic_is_an_error() {
     });
     assert!(matches!(r, Err(BroadcastError::WorkerPanicked { .. })));
     // A panicking closure, too.
-    let r = zip_with(a.view(), b.view(), &AutoBroadcast::Numpy, |x: f32, _y: f32| {
-        assert!(x > 1.0, "closure refused");
-        x
-    });
+    let r = zip_with(
+        a.view(),
+        b.view(),
+        &AutoBroadcast::Numpy,
+        |x: f32, _y: f32| {
+            assert!(x > 1.0, "closure refused");
+            x
+        },
+    );
     assert!(matches!(r, Err(BroadcastError::WorkerPanicked { .. })));
 }
 
@@ -743,7 +794,11 @@ fn integer_rules_wrap_floor_and_truncate() {
         Tensor::U8(t(&[44]))
     );
     assert_eq!(
-        run(BinaryOp::Subtract, Tensor::U8(t(&[100])), Tensor::U8(t(&[200]))),
+        run(
+            BinaryOp::Subtract,
+            Tensor::U8(t(&[100])),
+            Tensor::U8(t(&[200]))
+        ),
         Tensor::U8(t(&[156]))
     );
     let div = |pythondiv, a: &[i32], b: &[i32]| {
@@ -753,14 +808,35 @@ fn integer_rules_wrap_floor_and_truncate() {
             Tensor::I32(t(b)),
         )
     };
-    assert_eq!(div(true, &[-7, 7, 1, i32::MIN], &[2, -2, -3, -1]), Tensor::I32(t(&[-4, -4, -1, i32::MIN])));
-    assert_eq!(div(false, &[-7, 7, 1, i32::MIN], &[2, -2, -3, -1]), Tensor::I32(t(&[-3, -3, 0, i32::MIN])));
+    assert_eq!(
+        div(true, &[-7, 7, 1, i32::MIN], &[2, -2, -3, -1]),
+        Tensor::I32(t(&[-4, -4, -1, i32::MIN]))
+    );
+    assert_eq!(
+        div(false, &[-7, 7, 1, i32::MIN], &[2, -2, -3, -1]),
+        Tensor::I32(t(&[-3, -3, 0, i32::MIN]))
+    );
     let i8s = |op, a: &[i8], b: &[i8]| run(op, Tensor::I8(t(a)), Tensor::I8(t(b)));
-    assert_eq!(i8s(BinaryOp::Mod, &[-7, 7, -128], &[2, -2, -1]), Tensor::I8(t(&[-1, 1, 0])));
-    assert_eq!(i8s(BinaryOp::FloorMod, &[-7, 7, -128], &[2, -2, -1]), Tensor::I8(t(&[1, -1, 0])));
-    assert_eq!(i8s(BinaryOp::SquaredDifference, &[127], &[-1]), Tensor::I8(t(&[0])));
-    assert_eq!(i8s(BinaryOp::Multiply, &[-128], &[-1]), Tensor::I8(t(&[-128])));
-    assert_eq!(i8s(BinaryOp::Power, &[2, -1, 3], &[-1, -1, 3]), Tensor::I8(t(&[0, -1, 27])));
+    assert_eq!(
+        i8s(BinaryOp::Mod, &[-7, 7, -128], &[2, -2, -1]),
+        Tensor::I8(t(&[-1, 1, 0]))
+    );
+    assert_eq!(
+        i8s(BinaryOp::FloorMod, &[-7, 7, -128], &[2, -2, -1]),
+        Tensor::I8(t(&[1, -1, 0]))
+    );
+    assert_eq!(
+        i8s(BinaryOp::SquaredDifference, &[127], &[-1]),
+        Tensor::I8(t(&[0]))
+    );
+    assert_eq!(
+        i8s(BinaryOp::Multiply, &[-128], &[-1]),
+        Tensor::I8(t(&[-128]))
+    );
+    assert_eq!(
+        i8s(BinaryOp::Power, &[2, -1, 3], &[-1, -1, 3]),
+        Tensor::I8(t(&[0, -1, 27]))
+    );
 }
 
 #[test]
@@ -774,15 +850,24 @@ fn maximum_and_minimum_keep_the_first_operand_on_nan_and_signed_zeros() {
     let b = Tensor::F32(t(&[1.0, nan, 0.0, -0.0]));
     let max = binary(BinaryOp::Maximum, &a, &b, &AutoBroadcast::None).unwrap();
     let min = binary(BinaryOp::Minimum, &a, &b, &AutoBroadcast::None).unwrap();
-    assert_eq!(bits(&max), vec![0x7fc0_1234, 0x3f80_0000, 0x8000_0000, 0x0000_0000]);
-    assert_eq!(bits(&min), vec![0x7fc0_1234, 0x3f80_0000, 0x8000_0000, 0x0000_0000]);
+    assert_eq!(
+        bits(&max),
+        vec![0x7fc0_1234, 0x3f80_0000, 0x8000_0000, 0x0000_0000]
+    );
+    assert_eq!(
+        bits(&min),
+        vec![0x7fc0_1234, 0x3f80_0000, 0x8000_0000, 0x0000_0000]
+    );
     // f16 payloads survive too.
     let h = f16::from_bits(0x7e01);
     let a = Tensor::F16(t(&[h, f16::ONE]));
     let b = Tensor::F16(t(&[f16::ONE, h]));
     match binary(BinaryOp::Maximum, &a, &b, &AutoBroadcast::Numpy).unwrap() {
         Tensor::F16(m) => {
-            assert_eq!(m.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), vec![0x7e01, 0x3c00])
+            assert_eq!(
+                m.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                vec![0x7e01, 0x3c00]
+            )
         }
         _ => unreachable!(),
     }
@@ -826,15 +911,40 @@ fn types_are_checked() {
     let np = AutoBroadcast::Numpy;
     assert!(matches!(
         binary(BinaryOp::Add, &f, &i, &np),
-        Err(BroadcastError::DTypeMismatch { op: "add", left: "f32", right: "i32" })
+        Err(BroadcastError::DTypeMismatch {
+            op: "add",
+            left: "f32",
+            right: "i32"
+        })
     ));
-    assert!(matches!(binary(BinaryOp::Add, &b, &b, &np), Err(BroadcastError::UnsupportedType { .. })));
-    assert!(matches!(binary(BinaryOp::Add, &s, &s, &np), Err(BroadcastError::UnsupportedType { .. })));
-    assert!(matches!(binary(BinaryOp::LogicalAnd, &f, &f, &np), Err(BroadcastError::UnsupportedType { .. })));
-    assert!(matches!(binary(BinaryOp::Less, &s, &s, &np), Err(BroadcastError::UnsupportedType { .. })));
-    assert_eq!(binary(BinaryOp::LogicalXor, &b, &b, &np).unwrap(), Tensor::Bool(t(&[false])));
-    assert!(matches!(select_tensor(&f, &f, &f, &np), Err(BroadcastError::UnsupportedType { .. })));
-    assert!(matches!(select_tensor(&b, &f, &i, &np), Err(BroadcastError::DTypeMismatch { .. })));
+    assert!(matches!(
+        binary(BinaryOp::Add, &b, &b, &np),
+        Err(BroadcastError::UnsupportedType { .. })
+    ));
+    assert!(matches!(
+        binary(BinaryOp::Add, &s, &s, &np),
+        Err(BroadcastError::UnsupportedType { .. })
+    ));
+    assert!(matches!(
+        binary(BinaryOp::LogicalAnd, &f, &f, &np),
+        Err(BroadcastError::UnsupportedType { .. })
+    ));
+    assert!(matches!(
+        binary(BinaryOp::Less, &s, &s, &np),
+        Err(BroadcastError::UnsupportedType { .. })
+    ));
+    assert_eq!(
+        binary(BinaryOp::LogicalXor, &b, &b, &np).unwrap(),
+        Tensor::Bool(t(&[false]))
+    );
+    assert!(matches!(
+        select_tensor(&f, &f, &f, &np),
+        Err(BroadcastError::UnsupportedType { .. })
+    ));
+    assert!(matches!(
+        select_tensor(&b, &f, &i, &np),
+        Err(BroadcastError::DTypeMismatch { .. })
+    ));
     // binary_into checks the output's type and shape.
     let mut out = Tensor::F32(t(&[0.0]));
     assert!(matches!(
@@ -858,7 +968,10 @@ fn types_are_checked() {
 fn op_names_round_trip() {
     for op in BinaryOp::ALL {
         assert_eq!(op.name().parse::<BinaryOp>().unwrap(), op);
-        assert_eq!(BinaryOp::from_openvino_type(op.openvino_type()).unwrap(), op);
+        assert_eq!(
+            BinaryOp::from_openvino_type(op.openvino_type()).unwrap(),
+            op
+        );
     }
     assert_eq!(BinaryOp::SquaredDifference.name(), "squared_difference");
     assert_eq!(BinaryOp::FloorMod.name(), "floor_mod");
@@ -877,7 +990,13 @@ fn select_rules() {
     let cond = ArrayD::from_shape_fn(IxDyn(&[2, 1, 1, 2]), |i| i[0] == i[3]);
     let then = ArrayD::from_shape_fn(IxDyn(&[1, 1, 4, 1]), |i| i[2] as i32);
     let else_ = t(&[-1, -2]);
-    let out = select(cond.view(), then.view(), else_.view(), &AutoBroadcast::Numpy).unwrap();
+    let out = select(
+        cond.view(),
+        then.view(),
+        else_.view(),
+        &AutoBroadcast::Numpy,
+    )
+    .unwrap();
     assert_eq!(out.shape(), &[2, 1, 4, 2]);
     assert_eq!(out[IxDyn(&[0, 0, 3, 0])], 3);
     assert_eq!(out[IxDyn(&[0, 0, 3, 1])], -2);
@@ -885,18 +1004,37 @@ fn select_rules() {
     let c = t(&[true, false]);
     let x = t(&[1.0f32, 2.0]);
     assert!(matches!(
-        select(c.view(), x.view(), t(&[1.0f32]).view(), &AutoBroadcast::None),
+        select(
+            c.view(),
+            x.view(),
+            t(&[1.0f32]).view(),
+            &AutoBroadcast::None
+        ),
         Err(BroadcastError::ShapesDiffer { .. })
     ));
     // pdpd: cond and else onto then, same axis.
-    let then = ArrayD::from_shape_fn(IxDyn(&[2, 3, 4]), |i| (i[0] * 100 + i[1] * 10 + i[2]) as i64);
+    let then = ArrayD::from_shape_fn(IxDyn(&[2, 3, 4]), |i| {
+        (i[0] * 100 + i[1] * 10 + i[2]) as i64
+    });
     let cond = t(&[true, false, true]);
     let else_ = t(&[-1i64, -2, -3]);
-    let out = select(cond.view(), then.view(), else_.view(), &AutoBroadcast::Pdpd { axis: 1 }).unwrap();
+    let out = select(
+        cond.view(),
+        then.view(),
+        else_.view(),
+        &AutoBroadcast::Pdpd { axis: 1 },
+    )
+    .unwrap();
     assert_eq!(out[IxDyn(&[1, 1, 2])], -2);
     assert_eq!(out[IxDyn(&[1, 2, 2])], 122);
     let then2 = ArrayD::<i64>::zeros(IxDyn(&[2, 3]));
-    assert!(select(cond.view(), then2.view(), else_.view(), &AutoBroadcast::Pdpd { axis: 0 }).is_err());
+    assert!(select(
+        cond.view(),
+        then2.view(),
+        else_.view(),
+        &AutoBroadcast::Pdpd { axis: 0 }
+    )
+    .is_err());
     // Strings.
     let s = select(
         t(&[true, false]).view(),
@@ -920,15 +1058,30 @@ fn invalid_shapes_are_errors_not_panics() {
         AutoBroadcast::Pdpd { axis: 5 },
         AutoBroadcast::Pdpd { axis: i64::MAX },
     ] {
-        assert!(zip_with(a.view(), b.view(), &spec, |x, y| x + y).is_err(), "{spec}");
+        assert!(
+            zip_with(a.view(), b.view(), &spec, |x, y| x + y).is_err(),
+            "{spec}"
+        );
     }
     // PDPD: B of higher rank than A.
-    assert!(zip_with(b.view(), a.view(), &AutoBroadcast::Pdpd { axis: -1 }, |x, y| x + y).is_err());
+    assert!(zip_with(
+        b.view(),
+        a.view(),
+        &AutoBroadcast::Pdpd { axis: -1 },
+        |x, y| x + y
+    )
+    .is_err());
     // zip_with_into with the wrong output shape.
     let mut out = ArrayD::<f32>::zeros(IxDyn(&[3, 2]));
     let c = ArrayD::<f32>::zeros(IxDyn(&[3]));
     assert!(matches!(
-        zip_with_into(a.view(), c.view(), &AutoBroadcast::Numpy, out.view_mut(), |x, y| x + y),
+        zip_with_into(
+            a.view(),
+            c.view(),
+            &AutoBroadcast::Numpy,
+            out.view_mut(),
+            |x, y| x + y
+        ),
         Err(BroadcastError::OutputShape { .. })
     ));
 }
@@ -938,17 +1091,46 @@ fn large_outputs_run_in_parallel_and_match() {
     // Above the serial threshold, every special-cased row kind.
     let a = ArrayD::from_shape_fn(IxDyn(&[1, 256, 256, 3]), |i| (i[1] * 3 + i[3]) as u8);
     let b = t(&[1u8, 2, 3]);
-    let got = zip_with(a.view(), b.view(), &AutoBroadcast::Numpy, |x, y| x.wrapping_add(y)).unwrap();
-    let want = naive(&a.view(), &b.view(), &AutoBroadcast::Numpy, |x: u8, y: u8| x.wrapping_add(y)).unwrap();
+    let got = zip_with(a.view(), b.view(), &AutoBroadcast::Numpy, |x, y| {
+        x.wrapping_add(y)
+    })
+    .unwrap();
+    let want = naive(
+        &a.view(),
+        &b.view(),
+        &AutoBroadcast::Numpy,
+        |x: u8, y: u8| x.wrapping_add(y),
+    )
+    .unwrap();
     assert_eq!(got, want);
-    let a = ArrayD::from_shape_fn(IxDyn(&[64, 128, 256]), |i| f16::from_f32((i[0] + i[2]) as f32 * 0.5));
+    let a = ArrayD::from_shape_fn(IxDyn(&[64, 128, 256]), |i| {
+        f16::from_f32((i[0] + i[2]) as f32 * 0.5)
+    });
     let b = ArrayD::from_shape_fn(IxDyn(&[128, 1]), |i| f16::from_f32(i[0] as f32 * 0.25));
-    let got = binary(BinaryOp::Multiply, &Tensor::F16(a.clone()), &Tensor::F16(b.clone()), &AutoBroadcast::Numpy).unwrap();
-    let want = naive(&a.view(), &b.view(), &AutoBroadcast::Numpy, |x: f16, y: f16| f16::from_f32(x.to_f32() * y.to_f32())).unwrap();
+    let got = binary(
+        BinaryOp::Multiply,
+        &Tensor::F16(a.clone()),
+        &Tensor::F16(b.clone()),
+        &AutoBroadcast::Numpy,
+    )
+    .unwrap();
+    let want = naive(
+        &a.view(),
+        &b.view(),
+        &AutoBroadcast::Numpy,
+        |x: f16, y: f16| f16::from_f32(x.to_f32() * y.to_f32()),
+    )
+    .unwrap();
     assert_eq!(got, Tensor::F16(want));
     let c = array![[true, false]].into_dyn();
     let x = ArrayD::from_shape_fn(IxDyn(&[2048, 2]), |i| i[0] as f32);
-    let s = select(c.view(), x.view(), arr0(-1.0f32).into_dyn().view(), &AutoBroadcast::Numpy).unwrap();
+    let s = select(
+        c.view(),
+        x.view(),
+        arr0(-1.0f32).into_dyn().view(),
+        &AutoBroadcast::Numpy,
+    )
+    .unwrap();
     assert_eq!(s[IxDyn(&[2047, 0])], 2047.0);
     assert_eq!(s[IxDyn(&[2047, 1])], -1.0);
 }

@@ -106,18 +106,26 @@ pub fn binary(
     let par = Parallelism::Auto;
     let unsupported = || Err(unsupported(op.name(), a.dtype()));
     match op.family() {
-        Family::Arith => same_numeric!(a, b, |x, y, V| {
-            Arith::arith(op, x.view(), y.view(), spec, Dest::Fresh, par).map(|r| V(returned(r)))
-        }, unsupported()),
+        Family::Arith => same_numeric!(
+            a,
+            b,
+            |x, y, V| {
+                Arith::arith(op, x.view(), y.view(), spec, Dest::Fresh, par).map(|r| V(returned(r)))
+            },
+            unsupported()
+        ),
         Family::Compare => {
-            let r = same_numeric!(a, b, |x, y, _V| {
-                compare(op, x.view(), y.view(), spec, Dest::Fresh, par)
-            }, match (a, b) {
-                (Tensor::Bool(x), Tensor::Bool(y)) => {
-                    compare(op, x.view(), y.view(), spec, Dest::Fresh, par)
+            let r = same_numeric!(
+                a,
+                b,
+                |x, y, _V| compare(op, x.view(), y.view(), spec, Dest::Fresh, par),
+                match (a, b) {
+                    (Tensor::Bool(x), Tensor::Bool(y)) => {
+                        compare(op, x.view(), y.view(), spec, Dest::Fresh, par)
+                    }
+                    _ => None,
                 }
-                _ => None,
-            });
+            );
             match r {
                 Some(r) => r.map(|r| Tensor::Bool(returned(r))),
                 None => unsupported(),
@@ -148,6 +156,22 @@ pub fn binary_into(
     spec: &AutoBroadcast,
     out: &mut Tensor,
 ) -> Result<(), BroadcastError> {
+    binary_into_with(op, a, b, spec, out, Parallelism::Auto)
+}
+
+/// [`binary_into`] with a choice of threads (`Parallelism::Serial`, or a rayon pool used for
+/// large outputs only, as every executor of the crate does).
+///
+/// # Errors
+/// As [`binary_into`].
+pub fn binary_into_with(
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    spec: &AutoBroadcast,
+    out: &mut Tensor,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
     if a.dtype() != b.dtype() {
         return Err(mismatch(op.name(), a.dtype(), b.dtype()));
     }
@@ -155,13 +179,17 @@ pub fn binary_into(
     if out.dtype() != want {
         return Err(mismatch(op.name(), want, out.dtype()));
     }
-    let par = Parallelism::Auto;
     let unsupported = || Err(unsupported(op.name(), a.dtype()));
     match op.family() {
-        Family::Arith => same_numeric!(a, b, |x, y, V| {
-            let V(o) = out else { return unsupported() };
-            Arith::arith(op, x.view(), y.view(), spec, Dest::Into(o.view_mut()), par).map(drop)
-        }, unsupported()),
+        Family::Arith => same_numeric!(
+            a,
+            b,
+            |x, y, V| {
+                let V(o) = out else { return unsupported() };
+                Arith::arith(op, x.view(), y.view(), spec, Dest::Into(o.view_mut()), par).map(drop)
+            },
+            unsupported()
+        ),
         Family::Compare | Family::Logical => {
             let Tensor::Bool(o) = out else {
                 return unsupported();
@@ -175,14 +203,17 @@ pub fn binary_into(
                     _ => None,
                 }
             } else {
-                same_numeric!(a, b, |x, y, _V| {
-                    compare(op, x.view(), y.view(), spec, dest, par)
-                }, match (a, b) {
-                    (Tensor::Bool(x), Tensor::Bool(y)) => {
-                        compare(op, x.view(), y.view(), spec, dest, par)
+                same_numeric!(
+                    a,
+                    b,
+                    |x, y, _V| compare(op, x.view(), y.view(), spec, dest, par),
+                    match (a, b) {
+                        (Tensor::Bool(x), Tensor::Bool(y)) => {
+                            compare(op, x.view(), y.view(), spec, dest, par)
+                        }
+                        _ => None,
                     }
-                    _ => None,
-                })
+                )
             };
             match r {
                 Some(r) => r.map(drop),
@@ -206,8 +237,20 @@ pub fn select_tensor(
     let Tensor::Bool(c) = cond else {
         return Err(unsupported("select condition", cond.dtype()));
     };
-    same_any!(then, else_, |t, e, V| {
-        run_select(c.view(), t.view(), e.view(), spec, Dest::Fresh, Parallelism::Auto)
+    same_any!(
+        then,
+        else_,
+        |t, e, V| {
+            run_select(
+                c.view(),
+                t.view(),
+                e.view(),
+                spec,
+                Dest::Fresh,
+                Parallelism::Auto,
+            )
             .map(|r| V(returned(r)))
-    }, Err(mismatch("select", then.dtype(), else_.dtype())))
+        },
+        Err(mismatch("select", then.dtype(), else_.dtype()))
+    )
 }

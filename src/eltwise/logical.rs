@@ -18,9 +18,15 @@ pub(crate) fn logical(
     par: Parallelism<'_>,
 ) -> Option<Result<Option<ArrayD<bool>>, BroadcastError>> {
     Some(match op {
-        BinaryOp::LogicalAnd => run_binary(a, b, spec, &PerElement(|x: bool, y: bool| x & y), dest, par),
-        BinaryOp::LogicalOr => run_binary(a, b, spec, &PerElement(|x: bool, y: bool| x | y), dest, par),
-        BinaryOp::LogicalXor => run_binary(a, b, spec, &PerElement(|x: bool, y: bool| x ^ y), dest, par),
+        BinaryOp::LogicalAnd => {
+            run_binary(a, b, spec, &PerElement(|x: bool, y: bool| x & y), dest, par)
+        }
+        BinaryOp::LogicalOr => {
+            run_binary(a, b, spec, &PerElement(|x: bool, y: bool| x | y), dest, par)
+        }
+        BinaryOp::LogicalXor => {
+            run_binary(a, b, spec, &PerElement(|x: bool, y: bool| x ^ y), dest, par)
+        }
         _ => return None,
     })
 }

@@ -23,9 +23,9 @@ use crate::error::BroadcastError;
 use crate::exec::Parallelism;
 use exec::{run_binary, Dest, PerElement};
 
-pub use dispatch::{binary, binary_into, select_tensor};
+pub use dispatch::{binary, binary_into, binary_into_with, select_tensor};
 pub use ops::{BinaryOp, ParseBinaryOpError};
-pub use select::{select, select_into};
+pub use select::{select, select_into, select_into_with};
 
 /// `f(a, b)` element-wise, with `a` and `b` broadcast under `spec` (PDPD: `b` onto `a`), into a
 /// new row-major array. Operands are read in place in any layout (transposed, stepped,
@@ -81,5 +81,13 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(a, b, spec, &PerElement(f), Dest::Into(out), Parallelism::Auto).map(drop)
+    run_binary(
+        a,
+        b,
+        spec,
+        &PerElement(f),
+        Dest::Into(out),
+        Parallelism::Auto,
+    )
+    .map(drop)
 }

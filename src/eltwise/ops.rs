@@ -325,7 +325,8 @@ macro_rules! int_arith {
                         })
                     }
                     BinaryOp::Power => {
-                        run!(a, b, spec, dest, par, $t, |x, y| (x as f64).powf(y as f64) as $t)
+                        run!(a, b, spec, dest, par, $t, |x, y| (x as f64).powf(y as f64)
+                            as $t)
                     }
                     BinaryOp::FloorMod => run!(a, b, spec, dest, par, $t, |x, y| {
                         let r = x.wrapping_rem(y);

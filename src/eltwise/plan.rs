@@ -148,9 +148,7 @@ impl<const N: usize> EltwisePlan<N> {
             }
             // Merge into the axis above when every operand chains across the two.
             let merge = match (dims.last_mut(), axis_strides.last_mut()) {
-                (Some(_), Some(prev)) => {
-                    (0..N).all(|j| prev[j] == s[j].wrapping_mul(d as isize))
-                }
+                (Some(_), Some(prev)) => (0..N).all(|j| prev[j] == s[j].wrapping_mul(d as isize)),
                 _ => false,
             };
             if merge {
@@ -409,7 +407,10 @@ mod tests {
         let p = plan2(&[1, 64, 512, 512], &[64, 1, 1], AutoBroadcast::Numpy);
         assert_eq!(p.dims(), &[64, 512 * 512]);
         assert_eq!(p.outer_strides(), &[[512 * 512, 1]]);
-        assert_eq!(p.kinds(), [RowKind::Run { stride: 1 }, RowKind::Run { stride: 0 }]);
+        assert_eq!(
+            p.kinds(),
+            [RowKind::Run { stride: 1 }, RowKind::Run { stride: 0 }]
+        );
         let p = plan2(&[4096, 4096], &[4096, 4096], AutoBroadcast::None);
         assert_eq!(p.dims(), &[4096 * 4096]);
         assert_eq!(p.outer_dims(), &[] as &[usize]);

@@ -82,7 +82,11 @@ impl<'p, const N: usize> Odometer<'p, N> {
         bases: [isize; N],
         position: usize,
     ) -> Self {
-        assert_eq!(dims.len(), strides.len(), "odometer: one stride row per axis");
+        assert_eq!(
+            dims.len(),
+            strides.len(),
+            "odometer: one stride row per axis"
+        );
         let mut digits = Digits::zeros(dims.len());
         let index = digits.as_mut();
         let mut offsets = bases;
@@ -123,15 +127,15 @@ impl<'p, const N: usize> Odometer<'p, N> {
         for k in (0..self.dims.len()).rev() {
             index[k] += 1;
             let s = &self.strides[k];
-            for j in 0..N {
-                self.offsets[j] += s[j];
+            for (o, s) in self.offsets.iter_mut().zip(s) {
+                *o += s;
             }
             if index[k] < self.dims[k] {
                 return;
             }
             let d = self.dims[k] as isize;
-            for j in 0..N {
-                self.offsets[j] -= d * s[j];
+            for (o, s) in self.offsets.iter_mut().zip(s) {
+                *o -= d * s;
             }
             index[k] = 0;
         }

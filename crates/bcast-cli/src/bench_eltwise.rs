@@ -62,17 +62,94 @@ const fn case(
 
 /// The cases, in order.
 pub const ELT_CASES: &[EltCase] = &[
-    case("bias_add_f32", BinaryOp::Add, &[1, 64, 512, 512], &[64, 1, 1], DType::F32, AutoBroadcast::Numpy),
-    case("row_mul_f32", BinaryOp::Multiply, &[8192, 2048], &[2048], DType::F32, AutoBroadcast::Numpy),
-    case("column_sub_f32", BinaryOp::Subtract, &[8192, 2048], &[8192, 1], DType::F32, AutoBroadcast::Numpy),
-    case("outer_add_f32", BinaryOp::Add, &[4096, 1], &[1, 4096], DType::F32, AutoBroadcast::Numpy),
-    case("same_add_f32", BinaryOp::Add, &[4096, 4096], &[4096, 4096], DType::F32, AutoBroadcast::None),
-    case("pdpd_mul_f32", BinaryOp::Multiply, &[8, 512, 64, 64], &[512], DType::F32, AutoBroadcast::Pdpd { axis: 1 }),
-    case("pixel_add_u8", BinaryOp::Add, &[1, 2048, 2048, 3], &[3], DType::U8, AutoBroadcast::Numpy),
-    case("mid_mul_f16", BinaryOp::Multiply, &[64, 512, 512], &[512, 1], DType::F16, AutoBroadcast::Numpy),
-    case("row_gt_f32", BinaryOp::Greater, &[4096, 4096], &[4096], DType::F32, AutoBroadcast::Numpy),
-    case("scalar_max_f32", BinaryOp::Maximum, &[4096, 4096], &[], DType::F32, AutoBroadcast::Numpy),
-    case("tiny_add_f32", BinaryOp::Add, &[3, 1], &[4], DType::F32, AutoBroadcast::Numpy),
+    case(
+        "bias_add_f32",
+        BinaryOp::Add,
+        &[1, 64, 512, 512],
+        &[64, 1, 1],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "row_mul_f32",
+        BinaryOp::Multiply,
+        &[8192, 2048],
+        &[2048],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "column_sub_f32",
+        BinaryOp::Subtract,
+        &[8192, 2048],
+        &[8192, 1],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "outer_add_f32",
+        BinaryOp::Add,
+        &[4096, 1],
+        &[1, 4096],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "same_add_f32",
+        BinaryOp::Add,
+        &[4096, 4096],
+        &[4096, 4096],
+        DType::F32,
+        AutoBroadcast::None,
+    ),
+    case(
+        "pdpd_mul_f32",
+        BinaryOp::Multiply,
+        &[8, 512, 64, 64],
+        &[512],
+        DType::F32,
+        AutoBroadcast::Pdpd { axis: 1 },
+    ),
+    case(
+        "pixel_add_u8",
+        BinaryOp::Add,
+        &[1, 2048, 2048, 3],
+        &[3],
+        DType::U8,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "mid_mul_f16",
+        BinaryOp::Multiply,
+        &[64, 512, 512],
+        &[512, 1],
+        DType::F16,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "row_gt_f32",
+        BinaryOp::Greater,
+        &[4096, 4096],
+        &[4096],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "scalar_max_f32",
+        BinaryOp::Maximum,
+        &[4096, 4096],
+        &[],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
+    case(
+        "tiny_add_f32",
+        BinaryOp::Add,
+        &[3, 1],
+        &[4],
+        DType::F32,
+        AutoBroadcast::Numpy,
+    ),
     EltCase {
         name: "select_f32",
         op: None,
@@ -159,16 +236,28 @@ impl EltCase {
         }
     }
 
-    /// Runs the case into `out`.
+    /// Runs the case into `out` with the threads of `par`.
     ///
     /// # Errors
     /// Whatever the op says.
-    pub fn run_into(&self, inputs: &[Tensor], out: &mut Tensor) -> Result<(), BroadcastError> {
+    pub fn run_into(
+        &self,
+        inputs: &[Tensor],
+        out: &mut Tensor,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
         match self.op {
-            Some(op) => bcast::binary_into(op, &inputs[0], &inputs[1], &self.spec, out),
+            Some(op) => bcast::binary_into_with(op, &inputs[0], &inputs[1], &self.spec, out, par),
             None => match (&inputs[0], &inputs[1], &inputs[2], out) {
                 (Tensor::Bool(c), Tensor::F32(t), Tensor::F32(e), Tensor::F32(o)) => {
-                    bcast::select_into(c.view(), t.view(), e.view(), &self.spec, o.view_mut())
+                    bcast::select_into_with(
+                        c.view(),
+                        t.view(),
+                        e.view(),
+                        &self.spec,
+                        o.view_mut(),
+                        par,
+                    )
                 }
                 (_, _, _, out) => {
                     *out = bcast::select_tensor(&inputs[0], &inputs[1], &inputs[2], &self.spec)?;
@@ -202,7 +291,9 @@ pub fn measure_elt(
     let mut out = pool.install(|| case.run(&inputs))?;
     let out_len = out.len();
     let bytes = out_len * out.dtype().size();
-    let mut kernel = || pool.install(|| case.run_into(&inputs, &mut out));
+    // The kernel gets the pool as `Parallelism::Pool`, like the fill and copy bounds: small
+    // outputs run on the calling thread, large ones hand chunks to the pool.
+    let mut kernel = || case.run_into(&inputs, &mut out, par);
     kernel()?;
     let one = seconds_per_call(1, &mut kernel)?;
     let (batch, rounds) = schedule(one, budget, 3);
@@ -247,7 +338,11 @@ pub fn measure_elt(
         kernel_gbps: gbps(kernel),
         copy_gbps: gbps(copy),
         fill_gbps: gbps(fill),
-        ratio_bound: if bound > 0.0 { gbps(kernel) / bound } else { 0.0 },
+        ratio_bound: if bound > 0.0 {
+            gbps(kernel) / bound
+        } else {
+            0.0
+        },
         alloc_gbps: gbps(alloc),
         ns_per_call: kernel * 1e9,
     })
@@ -324,13 +419,20 @@ mod tests {
     #[test]
     fn every_case_runs_and_names_are_unique() {
         for (i, c) in ELT_CASES.iter().enumerate() {
-            assert!(ELT_CASES[..i].iter().all(|o| o.name != c.name), "{}", c.name);
+            assert!(
+                ELT_CASES[..i].iter().all(|o| o.name != c.name),
+                "{}",
+                c.name
+            );
             assert!(crate::bench::find(c.name).is_none(), "{}", c.name);
         }
         let tiny = find_elt("tiny_add_f32").unwrap();
         let out = tiny.run(&tiny.inputs()).unwrap();
         assert_eq!(out.shape(), &[3, 4]);
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let m = measure_elt(tiny, &pool, 1, Duration::from_millis(10)).unwrap();
         assert!(m.kernel_gbps > 0.0 && m.bytes == 48);
     }

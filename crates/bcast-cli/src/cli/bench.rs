@@ -68,7 +68,14 @@ pub fn main(args: BenchArgs) -> CliResult {
         writeln!(stdout, "{line}").map_err(io_error)?;
         stdout.flush().map_err(io_error)?;
     }
-    bcast_cli::bench_eltwise::run_group(&args.cases, &pool, threads, budget, args.json, &mut stdout)?;
+    bcast_cli::bench_eltwise::run_group(
+        &args.cases,
+        &pool,
+        threads,
+        budget,
+        args.json,
+        &mut stdout,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -48,7 +48,10 @@ fn cases(c: &mut Criterion) {
                 .measurement_time(Duration::from_secs(2));
         }
         group.bench_function("bcast_into", |bch| {
-            bch.iter(|| case.run_into(black_box(&inputs), &mut out).unwrap())
+            bch.iter(|| {
+                case.run_into(black_box(&inputs), &mut out, bcast::Parallelism::Auto)
+                    .unwrap()
+            })
         });
         group.bench_function("bcast_alloc", |bch| {
             bch.iter(|| case.run(black_box(&inputs)).unwrap())

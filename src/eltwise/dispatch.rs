@@ -156,6 +156,22 @@ pub fn binary_into(
     spec: &AutoBroadcast,
     out: &mut Tensor,
 ) -> Result<(), BroadcastError> {
+    binary_into_with(op, a, b, spec, out, Parallelism::Auto)
+}
+
+/// [`binary_into`] with a choice of threads (`Parallelism::Serial`, or a rayon pool used for
+/// large outputs only, as every executor of the crate does).
+///
+/// # Errors
+/// As [`binary_into`].
+pub fn binary_into_with(
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    spec: &AutoBroadcast,
+    out: &mut Tensor,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
     if a.dtype() != b.dtype() {
         return Err(mismatch(op.name(), a.dtype(), b.dtype()));
     }
@@ -163,7 +179,6 @@ pub fn binary_into(
     if out.dtype() != want {
         return Err(mismatch(op.name(), want, out.dtype()));
     }
-    let par = Parallelism::Auto;
     let unsupported = || Err(unsupported(op.name(), a.dtype()));
     match op.family() {
         Family::Arith => same_numeric!(

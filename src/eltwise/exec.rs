@@ -27,8 +27,17 @@ use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::{advise_huge_pages, for_each_chunk, Odometer, Parallelism, STRING_COST_BYTES};
 
-/// A periodic operand's tile holds at least this many usable elements (plus one period).
-const TILE_MIN_ELEMS: usize = 512;
+/// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
+/// one period), or the whole row when that is shorter: long enough that the per-stretch cost
+/// (one kernel call) is small against the stretch, short enough to stay in L1.
+const TILE_MIN_BYTES: usize = 4096;
+
+/// Usable tile length for a block of `period` elements of `T` in rows of `row_len`.
+#[inline(always)]
+fn tile_usable<T>(period: usize, row_len: usize) -> usize {
+    let min = (TILE_MIN_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    (period * min.div_ceil(period)).min(row_len)
+}
 
 /// One operand, read in place: the view's pointer to its first element and its lifetime.
 pub(crate) struct Operand<'a, T> {
@@ -242,6 +251,8 @@ enum Piece {
         stride: isize,
         period: usize,
         phase: usize,
+        /// The row length (a multiple of `period`).
+        row_len: usize,
     },
 }
 
@@ -285,6 +296,7 @@ fn walk<const N: usize>(
                     stride,
                     period,
                     phase: col % period,
+                    row_len,
                 },
             };
         }
@@ -325,10 +337,11 @@ impl<T: Copy> Tile<T> {
         offset: isize,
         stride: isize,
         period: usize,
+        row_len: usize,
     ) -> (&'s [T], usize) {
         let key = (offset, stride, period);
         if self.key != Some(key) {
-            self.usable = period * TILE_MIN_ELEMS.div_ceil(period);
+            self.usable = tile_usable::<T>(period, row_len);
             self.values.clear();
             for i in 0..period {
                 // SAFETY: caller's contract.
@@ -514,7 +527,7 @@ unsafe fn binary_stretch<A, B, C, K, S>(
     let [mut pa, mut pb] = *pieces;
     let mut out = out;
     while !out.is_empty() {
-        let n = out.len().min(room(&pa)).min(room(&pb));
+        let n = out.len().min(room::<A>(&pa)).min(room::<B>(&pb));
         let (now, rest) = out.split_at_mut(n);
         // SAFETY: caller's contract, for the first `n` positions of each piece.
         let (sa, sb) = unsafe { (source(a, ta, &pa, n), source(b, tb, &pb, n)) };
@@ -527,10 +540,12 @@ unsafe fn binary_stretch<A, B, C, K, S>(
 
 /// How many positions a piece can serve in one go (a tile's usable length for a periodic one).
 #[inline(always)]
-fn room(p: &Piece) -> usize {
+fn room<T>(p: &Piece) -> usize {
     match *p {
         Piece::Run { .. } => usize::MAX,
-        Piece::Periodic { period, .. } => period * TILE_MIN_ELEMS.div_ceil(period),
+        Piece::Periodic {
+            period, row_len, ..
+        } => tile_usable::<T>(period, row_len),
     }
 }
 
@@ -562,9 +577,10 @@ unsafe fn source<'t, T: Copy>(
             stride,
             period,
             phase,
+            row_len,
         } => {
             // SAFETY: caller's contract (the block's `period` elements).
-            let (values, usable) = unsafe { tile.get(op, offset, stride, period) };
+            let (values, usable) = unsafe { tile.get(op, offset, stride, period, row_len) };
             debug_assert!(n <= usable);
             Src::Contig(&values[phase..phase + n])
         }

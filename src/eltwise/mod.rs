@@ -24,9 +24,9 @@ use crate::error::BroadcastError;
 use crate::exec::Parallelism;
 use exec::{run_binary, Dest, PerElement};
 
-pub use dispatch::{binary, binary_into, select_tensor};
+pub use dispatch::{binary, binary_into, binary_into_with, select_tensor};
 pub use ops::{BinaryOp, ParseBinaryOpError};
-pub use select::{select, select_into};
+pub use select::{select, select_into, select_into_with};
 pub use view::{
     binary_view, binary_view_into, select_view, select_view_into, TensorView, TensorViewMut,
 };

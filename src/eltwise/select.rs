@@ -57,5 +57,20 @@ pub fn select_into<T: Clone + Send + Sync>(
     spec: &AutoBroadcast,
     out: ArrayViewMutD<'_, T>,
 ) -> Result<(), BroadcastError> {
-    run_select(cond, then, else_, spec, Dest::Into(out), Parallelism::Auto).map(drop)
+    select_into_with(cond, then, else_, spec, out, Parallelism::Auto)
+}
+
+/// [`select_into`] with a choice of threads.
+///
+/// # Errors
+/// As [`select_into`].
+pub fn select_into_with<T: Clone + Send + Sync>(
+    cond: ArrayViewD<'_, bool>,
+    then: ArrayViewD<'_, T>,
+    else_: ArrayViewD<'_, T>,
+    spec: &AutoBroadcast,
+    out: ArrayViewMutD<'_, T>,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    run_select(cond, then, else_, spec, Dest::Into(out), par).map(drop)
 }

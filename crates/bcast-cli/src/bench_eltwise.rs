@@ -236,16 +236,28 @@ impl EltCase {
         }
     }
 
-    /// Runs the case into `out`.
+    /// Runs the case into `out` with the threads of `par`.
     ///
     /// # Errors
     /// Whatever the op says.
-    pub fn run_into(&self, inputs: &[Tensor], out: &mut Tensor) -> Result<(), BroadcastError> {
+    pub fn run_into(
+        &self,
+        inputs: &[Tensor],
+        out: &mut Tensor,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
         match self.op {
-            Some(op) => bcast::binary_into(op, &inputs[0], &inputs[1], &self.spec, out),
+            Some(op) => bcast::binary_into_with(op, &inputs[0], &inputs[1], &self.spec, out, par),
             None => match (&inputs[0], &inputs[1], &inputs[2], out) {
                 (Tensor::Bool(c), Tensor::F32(t), Tensor::F32(e), Tensor::F32(o)) => {
-                    bcast::select_into(c.view(), t.view(), e.view(), &self.spec, o.view_mut())
+                    bcast::select_into_with(
+                        c.view(),
+                        t.view(),
+                        e.view(),
+                        &self.spec,
+                        o.view_mut(),
+                        par,
+                    )
                 }
                 (_, _, _, out) => {
                     *out = bcast::select_tensor(&inputs[0], &inputs[1], &inputs[2], &self.spec)?;
@@ -279,7 +291,9 @@ pub fn measure_elt(
     let mut out = pool.install(|| case.run(&inputs))?;
     let out_len = out.len();
     let bytes = out_len * out.dtype().size();
-    let mut kernel = || pool.install(|| case.run_into(&inputs, &mut out));
+    // The kernel gets the pool as `Parallelism::Pool`, like the fill and copy bounds: small
+    // outputs run on the calling thread, large ones hand chunks to the pool.
+    let mut kernel = || case.run_into(&inputs, &mut out, par);
     kernel()?;
     let one = seconds_per_call(1, &mut kernel)?;
     let (batch, rounds) = schedule(one, budget, 3);

@@ -25,7 +25,10 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
-use crate::exec::{advise_huge_pages, for_each_chunk, Odometer, Parallelism, STRING_COST_BYTES};
+use crate::exec::{
+    advise_huge_pages, as_init, for_each_chunk, Odometer, Parallelism, Slot,
+    STRING_COST_BYTES,
+};
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
 /// one period), or the whole row when that is shorter: long enough that the per-stretch cost
@@ -157,37 +160,6 @@ impl<'a, T> Src<'a, T> {
             Src::Strided(s) => s.get(i),
         }
     }
-}
-
-/// An output slot: fresh (uninitialised) memory, or an initialised element of a caller's
-/// array (whose old value is dropped when overwritten).
-pub(crate) trait Slot<C>: Send {
-    /// Stores `v`.
-    fn put(&mut self, v: C);
-}
-
-impl<C: Send> Slot<C> for MaybeUninit<C> {
-    #[inline(always)]
-    fn put(&mut self, v: C) {
-        self.write(v);
-    }
-}
-
-/// An initialised output element.
-#[repr(transparent)]
-pub(crate) struct Init<C>(C);
-
-impl<C: Send> Slot<C> for Init<C> {
-    #[inline(always)]
-    fn put(&mut self, v: C) {
-        self.0 = v;
-    }
-}
-
-fn as_init<C>(s: &mut [C]) -> &mut [Init<C>] {
-    // SAFETY: `Init<C>` is `repr(transparent)` over `C`, so the slices have the same layout;
-    // the borrow is moved, not duplicated.
-    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), s.len()) }
 }
 
 /// Writes one stretch of a binary op's output.
@@ -464,6 +436,7 @@ fn write_binary<A, B, C, K, S>(
 where
     A: Copy + Sync,
     B: Copy + Sync,
+    C: Send,
     S: Slot<C>,
     K: BinaryKernel<A, B, C>,
 {
@@ -476,7 +449,8 @@ where
     caught(|| {
         for_each_chunk(out, cost_bytes::<C>(), par, |start, chunk| {
             let (mut ta, mut tb) = (Tile::new(), Tile::new());
-            walk(plan, start, chunk.len(), |pieces, from, n| {
+            let len = chunk.len();
+            walk(plan, start, len, |pieces, from, n| {
                 // SAFETY: the pieces come from walking `plan`, built from the very views `a` and
                 // `b` point into, over output positions of this chunk: every offset they
                 // describe is an element of the matching view.

@@ -20,7 +20,8 @@ use std::str::FromStr;
 use half::{bf16, f16, slice::HalfFloatSliceExt};
 use ndarray::{ArrayD, ArrayViewD};
 
-use super::exec::{run_binary, BinaryKernel, Dest, PerElement, Slot, Src};
+use super::exec::{run_binary, BinaryKernel, Dest, PerElement, Src};
+use crate::exec::Slot;
 use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::DType;
 use crate::error::BroadcastError;
@@ -423,13 +424,6 @@ macro_rules! half_impl {
 
 half_impl!(f16);
 half_impl!(bf16);
-
-impl Slot<f32> for f32 {
-    #[inline(always)]
-    fn put(&mut self, v: f32) {
-        *self = v;
-    }
-}
 
 /// A 16-bit float op computed in f32 a block at a time: both operands widened (vectorised
 /// conversion), the f32 loop run, the block rounded back once.

@@ -12,6 +12,7 @@ pub(crate) mod isa;
 mod machine;
 mod odometer;
 mod parallel;
+mod slot;
 mod source;
 mod stream;
 
@@ -20,6 +21,7 @@ pub(crate) use guard::guarded;
 pub use machine::{Machine, Policy};
 pub use odometer::Odometer;
 pub(crate) use parallel::stream_stores;
+pub(crate) use slot::{as_init, Slot};
 pub use parallel::{for_each_chunk, threads, with_tuning, Tuning};
 pub(crate) use source::{broadcast_source, check_shape, row_major};
 pub(crate) use stream::copy_streaming;

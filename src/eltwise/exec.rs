@@ -26,8 +26,7 @@ use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::{
-    advise_huge_pages, as_init, for_each_chunk, Odometer, Parallelism, Slot,
-    STRING_COST_BYTES,
+    advise_huge_pages, as_init, for_each_chunk, Odometer, Parallelism, Slot, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus

@@ -11,6 +11,7 @@
 mod compare;
 mod dispatch;
 mod exec;
+mod half;
 mod logical;
 mod ops;
 mod plan;

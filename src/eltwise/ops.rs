@@ -17,11 +17,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use half::{bf16, f16, slice::HalfFloatSliceExt};
+use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayViewD};
 
-use super::exec::{run_binary, BinaryKernel, Dest, PerElement, Src};
-use crate::exec::Slot;
+use super::exec::{run_binary, Dest, PerElement};
+use super::half::ViaF32;
 use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::DType;
 use crate::error::BroadcastError;
@@ -390,90 +390,6 @@ macro_rules! float_arith {
 float_arith!(f32, DType::F32);
 float_arith!(f64, DType::F64);
 
-/// A 16-bit float computed through f32.
-pub(crate) trait Half: Copy + Send + Sync + PartialOrd + 'static {
-    /// Zero.
-    const ZERO: Self;
-    /// Widens one value.
-    fn widen(self) -> f32;
-    /// Widens a slice (vectorised where the CPU can).
-    fn widen_all(src: &[Self], dst: &mut [f32]);
-    /// Rounds a slice once.
-    fn narrow_all(src: &[f32], dst: &mut [Self]);
-}
-
-macro_rules! half_impl {
-    ($t:ty) => {
-        impl Half for $t {
-            const ZERO: Self = <$t>::ZERO;
-            #[inline(always)]
-            fn widen(self) -> f32 {
-                self.to_f32()
-            }
-            #[inline(always)]
-            fn widen_all(src: &[Self], dst: &mut [f32]) {
-                src.convert_to_f32_slice(dst);
-            }
-            #[inline(always)]
-            fn narrow_all(src: &[f32], dst: &mut [Self]) {
-                dst.convert_from_f32_slice(src);
-            }
-        }
-    };
-}
-
-half_impl!(f16);
-half_impl!(bf16);
-
-/// A 16-bit float op computed in f32 a block at a time: both operands widened (vectorised
-/// conversion), the f32 loop run, the block rounded back once.
-pub(crate) struct ViaF32<F>(pub(crate) F);
-
-/// Elements per converted block (three f32 buffers and one 16-bit one on the stack: 3.5 KiB).
-const HALF_BLOCK: usize = 256;
-
-/// Widens positions `from .. from + m` of `src` into `buf` (a splat stays a splat).
-#[inline(always)]
-fn widen<'s, H: Half>(src: Src<'_, H>, from: usize, m: usize, buf: &'s mut [f32]) -> Src<'s, f32> {
-    match src {
-        Src::Contig(s) => {
-            H::widen_all(&s[from..from + m], &mut buf[..m]);
-            Src::Contig(&buf[..m])
-        }
-        Src::Splat(v) => {
-            buf[0] = v.widen();
-            Src::Splat(&buf[0])
-        }
-        Src::Strided(_) => {
-            for (i, d) in buf[..m].iter_mut().enumerate() {
-                *d = src.get(from + i).widen();
-            }
-            Src::Contig(&buf[..m])
-        }
-    }
-}
-
-impl<H: Half, F: Fn(f32, f32) -> f32 + Sync> BinaryKernel<H, H, H> for ViaF32<F> {
-    #[inline(always)]
-    fn block<S: Slot<H>>(&self, a: Src<'_, H>, b: Src<'_, H>, out: &mut [S]) {
-        let f = PerElement(&self.0);
-        let (mut fa, mut fb, mut fo) = ([0f32; HALF_BLOCK], [0f32; HALF_BLOCK], [0f32; HALF_BLOCK]);
-        let mut ho = [H::ZERO; HALF_BLOCK];
-        let mut from = 0;
-        for chunk in out.chunks_mut(HALF_BLOCK) {
-            let m = chunk.len();
-            let xa = widen(a, from, m, &mut fa);
-            let xb = widen(b, from, m, &mut fb);
-            f.block(xa, xb, &mut fo[..m]);
-            H::narrow_all(&fo[..m], &mut ho[..m]);
-            for (o, &h) in chunk.iter_mut().zip(&ho[..m]) {
-                o.put(h);
-            }
-            from += m;
-        }
-    }
-}
-
 macro_rules! half_arith {
     ($t:ty, $dtype:expr) => {
         impl Arith for $t {
@@ -491,7 +407,7 @@ macro_rules! half_arith {
                             a,
                             b,
                             spec,
-                            &ViaF32(|$x: f32, $y: f32| -> f32 { $body }),
+                            &ViaF32::new(|$x: f32, $y: f32| -> f32 { $body }),
                             dest,
                             par,
                         )

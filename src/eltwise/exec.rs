@@ -633,6 +633,23 @@ fn select_block<T: Clone, S: Slot<T>>(
     else_: Src<'_, T>,
     out: &mut [S],
 ) {
+    // For plain values, clone both and pick one: a branch-free select the compiler
+    // vectorises. A value that owns memory (a string) is cloned only when picked.
+    let plain = !std::mem::needs_drop::<T>();
+    let pick = |c: bool, t: &T, e: &T| -> T {
+        if plain {
+            let (t, e) = (t.clone(), e.clone());
+            if c {
+                t
+            } else {
+                e
+            }
+        } else if c {
+            t.clone()
+        } else {
+            e.clone()
+        }
+    };
     let n = out.len();
     match (cond, then, else_) {
         (Src::Splat(&c), t, e) => {
@@ -652,22 +669,22 @@ fn select_block<T: Clone, S: Slot<T>>(
         }
         (Src::Contig(c), Src::Contig(t), Src::Contig(e)) => {
             for (((o, &c), t), e) in out.iter_mut().zip(&c[..n]).zip(&t[..n]).zip(&e[..n]) {
-                o.put(if c { t.clone() } else { e.clone() });
+                o.put(pick(c, t, e));
             }
         }
         (Src::Contig(c), Src::Contig(t), Src::Splat(e)) => {
             for ((o, &c), t) in out.iter_mut().zip(&c[..n]).zip(&t[..n]) {
-                o.put(if c { t.clone() } else { e.clone() });
+                o.put(pick(c, t, e));
             }
         }
         (Src::Contig(c), Src::Splat(t), Src::Contig(e)) => {
             for ((o, &c), e) in out.iter_mut().zip(&c[..n]).zip(&e[..n]) {
-                o.put(if c { t.clone() } else { e.clone() });
+                o.put(pick(c, t, e));
             }
         }
         (Src::Contig(c), Src::Splat(t), Src::Splat(e)) => {
             for (o, &c) in out.iter_mut().zip(&c[..n]) {
-                o.put(if c { t.clone() } else { e.clone() });
+                o.put(pick(c, t, e));
             }
         }
         (c, t, e) => {

@@ -10,7 +10,9 @@
 //! - **alloc**: `binary` (or `select`), which allocates its output each call.
 //!
 //! `ratio_bound` is kernel over copy where an input holds as many elements as the output (Select
-//! and the same-shape add included), over fill where none does.
+//! and the same-shape add included), over fill where none does. `ratio_traffic` scales it by
+//! the bytes the case must move over the bytes its bound moves (see [`EltMeasurement`]).
+//! Kernel, fill and copy batches alternate within each round.
 
 use std::time::Duration;
 
@@ -183,6 +185,12 @@ pub struct EltMeasurement {
     pub fill_gbps: f64,
     /// `kernel_gbps` over the case's bound (copy or fill, see the module docs).
     pub ratio_bound: f64,
+    /// Bytes moved per second against the bound's: `ratio_bound` times the bytes the kernel
+    /// must move (inputs read once, output written) over those its bound moves for the same
+    /// output (a copy 2x, a fill 1x). Below 1 it is the kernel; a `ratio_bound` below 1 with
+    /// `ratio_traffic` near 1 is traffic the bound does not have (a 4-byte operand read for
+    /// each 1-byte bool written, three streams against two).
+    pub ratio_traffic: f64,
     /// The allocating call (median).
     pub alloc_gbps: f64,
     /// Median nanoseconds per kernel call.
@@ -299,13 +307,12 @@ pub fn measure_elt(
     let (batch, rounds) = schedule(one, budget, 3);
     let mut buf = vec![0u8; bytes];
     let src = vec![0x5Au8; bytes];
-    let (mut k, mut f) = (vec![], vec![]);
+    // Kernel, fill and copy take turns within every round, so a slower or faster stretch of
+    // a shared machine falls on all three alike.
+    let (mut k, mut f, mut c) = (vec![], vec![], vec![]);
     for _ in 0..rounds {
         k.push(seconds_per_call(batch, &mut kernel)?);
         f.push(seconds_per_call(batch, || fill(&mut buf, 0xA5, par))?);
-    }
-    let mut c = vec![];
-    for _ in 0..rounds {
         c.push(seconds_per_call(batch, || memcpy(&mut buf, &src, par))?);
     }
     drop(src);
@@ -326,10 +333,20 @@ pub fn measure_elt(
         median(&mut f),
         median(&mut a),
     );
-    let bound = if case.has_output_sized_input(out_len) {
-        gbps(copy)
+    let copy_bound = case.has_output_sized_input(out_len);
+    let bound = if copy_bound { gbps(copy) } else { gbps(fill) };
+    // Bytes the kernel must move (every input read once, the output written) against the
+    // bytes its bound moves per output byte (a copy reads and writes; a fill writes).
+    let moved = bytes
+        + inputs
+            .iter()
+            .map(|t| t.len() * t.dtype().size())
+            .sum::<usize>();
+    let bound_moves = if copy_bound { 2 * bytes } else { bytes };
+    let ratio_traffic = if bound > 0.0 && kernel > 0.0 {
+        gbps(kernel) / bound * moved as f64 / bound_moves as f64
     } else {
-        gbps(fill)
+        0.0
     };
     Ok(EltMeasurement {
         case: case.name,
@@ -343,6 +360,7 @@ pub fn measure_elt(
         } else {
             0.0
         },
+        ratio_traffic,
         alloc_gbps: gbps(alloc),
         ns_per_call: kernel * 1e9,
     })
@@ -375,7 +393,7 @@ pub fn run_group(
         .map_err(io)?;
         writeln!(
             out,
-            "{:<17} {:>10} {:>7} {:>11} {:>9} {:>9} {:>11} {:>10} {:>12}",
+            "{:<17} {:>10} {:>7} {:>11} {:>9} {:>9} {:>11} {:>13} {:>10} {:>12}",
             "case",
             "bytes",
             "threads",
@@ -383,6 +401,7 @@ pub fn run_group(
             "copy_GB/s",
             "fill_GB/s",
             "ratio_bound",
+            "ratio_traffic",
             "alloc_GB/s",
             "ns_per_call"
         )
@@ -394,7 +413,7 @@ pub fn run_group(
             serde_json::to_string(&m).map_err(|e| e.to_string())?
         } else {
             format!(
-                "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>9.2} {:>11.2} {:>10.2} {:>12.0}",
+                "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>9.2} {:>11.2} {:>13.2} {:>10.2} {:>12.0}",
                 m.case,
                 m.bytes,
                 m.threads,
@@ -402,6 +421,7 @@ pub fn run_group(
                 m.copy_gbps,
                 m.fill_gbps,
                 m.ratio_bound,
+                m.ratio_traffic,
                 m.alloc_gbps,
                 m.ns_per_call
             )

@@ -10,12 +10,11 @@
 //! big-endian input together; the format is small and its rules are tested below and, against
 //! files numpy wrote, in `tests/npy.rs`.
 
-pub(crate) mod files;
-
 use std::fs;
 use std::io::Write;
 
-pub use files::sync_dir;
+use crate::io::files;
+pub use crate::io::files::sync_dir;
 use std::path::{Path, PathBuf};
 
 use half::f16;

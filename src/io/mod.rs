@@ -10,6 +10,7 @@
 //! The crate root re-exports [`npy`] and [`ir`], so their paths are `bcast::npy` and
 //! `bcast::ir`.
 
+pub(crate) mod codec;
 pub(crate) mod files;
 pub mod ir;
 pub mod npy;

@@ -12,7 +12,7 @@ The eltwise group (`bcast_cli::bench_eltwise::ELT_CASES`) runs the numpy ufunc o
 with `out=` into a reused output (`np.add(a, b, out=out)`, `np.where` for Select via
 `np.copyto(out, then, where=cond)` after filling `else`), reported as `numpy_ufunc_gbps`.
 
-The case table mirrors `bcast_cli::bench::CASES` (crates/bcast-cli/src/bench.rs). Non-numpy modes are expressed as
+The case table mirrors `bcast_cli::bench::CASES` (crates/bcast-cli/src/bench/cases.rs). Non-numpy modes are expressed as
 the equivalent numpy broadcast of the data reshaped to the output rank (size 1 on every
 broadcast axis), which is what the modes mean. `strings` is skipped: numpy has no
 variable-length string type that `copyto` materialises comparably.

@@ -34,11 +34,9 @@ mod error;
 pub mod exec;
 mod infer;
 #[cfg(feature = "io")]
-pub mod ir;
+mod io;
 mod kernel;
 mod mode;
-#[cfg(feature = "io")]
-pub mod npy;
 mod partial_shape;
 mod plan;
 pub mod planners;
@@ -62,6 +60,8 @@ pub use eltwise::{
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;
 pub use infer::{infer_eltwise_shape, infer_shape};
+#[cfg(feature = "io")]
+pub use io::{ir, npy};
 pub use mode::{Mode, ParseModeError, Rule, MODE_NAMES};
 pub use partial_shape::{Dim, ParseShapeError, ParseShapeErrorKind, PartialShape, TargetShape};
 pub use plan::StridePlan;

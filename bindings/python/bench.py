@@ -24,7 +24,7 @@ import numpy as np
 import bcast
 
 # name, data shape, bcast target, bcast mode and arguments, data reshaped to the output
-# rank, output shape, dtype. Mirrors `bcast_cli::bench::CASES` (crates/bcast-cli/src/bench.rs).
+# rank, output shape, dtype. Mirrors `bcast_cli::bench::CASES` (crates/bcast-cli/src/bench/cases.rs).
 CASES = [
     ("channel_bias_f32", [64, 1, 1], [1, 64, 512, 512], ("numpy", {}), [1, 64, 1, 1], [1, 64, 512, 512], "f4"),
     ("row_f32", [1000], [8192, 1000], ("numpy", {}), [1, 1000], [8192, 1000], "f4"),

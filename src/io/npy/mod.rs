@@ -10,18 +10,17 @@
 //! big-endian input together; the format is small and its rules are tested below and, against
 //! files numpy wrote, in `tests/npy.rs`.
 
-pub(crate) mod files;
-
 use std::fs;
 use std::io::Write;
 
-pub use files::sync_dir;
+use crate::io::files;
+pub use crate::io::files::sync_dir;
 use std::path::{Path, PathBuf};
 
-use half::f16;
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 
 use crate::dtype::DType;
+use crate::io::codec::{self, ByteOrder, DecodeError};
 use crate::tensor::Tensor;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -368,13 +367,6 @@ struct Header {
     shape: Vec<usize>,
 }
 
-/// Byte order of a dtype.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Endian {
-    Little,
-    Big,
-}
-
 /// Parses npy bytes into a tensor.
 ///
 /// The header may be at most [`MAX_HEADER_SIZE`] characters long, as in numpy
@@ -568,7 +560,7 @@ fn read_stream(
 
 /// What a header's dtype and shape mean for the data.
 struct Layout {
-    endian: Endian,
+    endian: ByteOrder,
     kind: char,
     /// Bytes per item.
     size: usize,
@@ -620,117 +612,70 @@ fn decode(h: &Header, layout: &Layout, data: &[u8]) -> Result<Tensor, NpyError> 
         expected,
         "the reader reads exactly the declared data"
     );
-    let dims = IxDyn(&h.shape);
-    let shape = dims.set_f(h.fortran_order);
-    macro_rules! numeric {
-        ($t:ty, $n:expr, $v:ident) => {{
-            let values: Vec<$t> = data
-                .chunks_exact($n)
-                .map(|c| {
-                    let mut b = [0u8; $n];
-                    b.copy_from_slice(c);
-                    match endian {
-                        Endian::Little => <$t>::from_le_bytes(b),
-                        Endian::Big => <$t>::from_be_bytes(b),
-                    }
-                })
-                .collect();
-            Tensor::$v(ArrayD::from_shape_vec(shape, values).expect("length checked above"))
-        }};
-    }
-    Ok(match (kind, size) {
-        ('b', 1) => {
-            let values = data
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| match b {
-                    0 => Ok(false),
-                    1 => Ok(true),
-                    _ => Err(NpyError::InvalidData(format!(
-                        "bool element {i} is byte {b}"
-                    ))),
-                })
-                .collect::<Result<Vec<bool>, _>>()?;
-            Tensor::Bool(ArrayD::from_shape_vec(shape, values).expect("length checked above"))
-        }
-        ('i', 1) => numeric!(i8, 1, I8),
-        ('i', 2) => numeric!(i16, 2, I16),
-        ('i', 4) => numeric!(i32, 4, I32),
-        ('i', 8) => numeric!(i64, 8, I64),
-        ('u', 1) => numeric!(u8, 1, U8),
-        ('u', 2) => numeric!(u16, 2, U16),
-        ('u', 4) => numeric!(u32, 4, U32),
-        ('u', 8) => numeric!(u64, 8, U64),
-        ('f', 2) => {
-            let bits: Vec<f16> = data
-                .chunks_exact(2)
-                .map(|c| {
-                    let b = [c[0], c[1]];
-                    f16::from_bits(match endian {
-                        Endian::Little => u16::from_le_bytes(b),
-                        Endian::Big => u16::from_be_bytes(b),
-                    })
-                })
-                .collect();
-            Tensor::F16(ArrayD::from_shape_vec(shape, bits).expect("length checked above"))
-        }
-        ('f', 4) => numeric!(f32, 4, F32),
-        ('f', 8) => numeric!(f64, 8, F64),
-        ('U', _) => {
-            let chars = size / 4;
-            let mut values = Vec::new();
-            values.try_reserve_exact(count).map_err(|_| {
-                NpyError::Header(format!(
-                    "cannot allocate {count} strings for shape {:?}",
-                    h.shape
-                ))
-            })?;
-            for (i, item) in data.chunks_exact(size.max(1)).enumerate().take(count) {
-                let mut s = String::with_capacity(chars);
-                let mut points: Vec<u32> = item
-                    .chunks_exact(4)
-                    .map(|c| {
-                        let b = [c[0], c[1], c[2], c[3]];
-                        match endian {
-                            Endian::Little => u32::from_le_bytes(b),
-                            Endian::Big => u32::from_be_bytes(b),
-                        }
-                    })
-                    .collect();
-                // numpy strips trailing NULs from unicode items.
-                while points.last() == Some(&0) {
-                    points.pop();
-                }
-                for p in points {
-                    s.push(char::from_u32(p).ok_or_else(|| {
-                        NpyError::InvalidData(format!(
-                            "string element {i} has invalid code point {p:#x}"
-                        ))
-                    })?);
-                }
-                values.push(s);
+    let shape = IxDyn(&h.shape).set_f(h.fortran_order);
+    if kind != 'U' {
+        let dtype =
+            npy_dtype(kind, size).ok_or_else(|| NpyError::UnsupportedDtype(h.descr.clone()))?;
+        return codec::decode(dtype, data, endian, shape).map_err(|e| match e {
+            DecodeError::Invalid { index, bits } => {
+                NpyError::InvalidData(format!("bool element {index} is byte {bits}"))
             }
-            // A zero-width unicode dtype holds only empty strings.
-            values.resize(count, String::new());
-            Tensor::String(ArrayD::from_shape_vec(shape, values).expect("length checked above"))
+            DecodeError::Alloc { count } => NpyError::Header(format!(
+                "cannot allocate {count} elements for shape {:?}",
+                h.shape
+            )),
+            e => NpyError::InvalidData(e.to_string()),
+        });
+    }
+    // Unicode: `size / 4` UTF-32 code points an item, NUL-padded.
+    let chars = size / 4;
+    let mut values = Vec::new();
+    values.try_reserve_exact(count).map_err(|_| {
+        NpyError::Header(format!(
+            "cannot allocate {count} strings for shape {:?}",
+            h.shape
+        ))
+    })?;
+    for (i, item) in data.chunks_exact(size.max(1)).enumerate().take(count) {
+        let mut s = String::with_capacity(chars);
+        let mut points: Vec<u32> = codec::decode_vec(item, endian)
+            .map_err(|e| NpyError::InvalidData(format!("string element {i}: {e}")))?;
+        // numpy strips trailing NULs from unicode items.
+        while points.last() == Some(&0) {
+            points.pop();
         }
-        _ => return Err(NpyError::UnsupportedDtype(h.descr.clone())),
-    })
+        for p in points {
+            s.push(char::from_u32(p).ok_or_else(|| {
+                NpyError::InvalidData(format!("string element {i} has invalid code point {p:#x}"))
+            })?);
+        }
+        values.push(s);
+    }
+    // A zero-width unicode dtype holds only empty strings.
+    values.resize(count, String::new());
+    ArrayD::from_shape_vec(shape, values)
+        .map(Tensor::String)
+        .map_err(|_| {
+            NpyError::InvalidData(format!(
+                "{count} strings do not fill the shape {:?}",
+                h.shape
+            ))
+        })
 }
 
 /// Splits a dtype string such as `<f4`, `|b1`, `>U5` into byte order, kind and item size.
-fn parse_descr(descr: &str) -> Result<(Endian, char, usize), NpyError> {
+fn parse_descr(descr: &str) -> Result<(ByteOrder, char, usize), NpyError> {
     let unsupported = || NpyError::UnsupportedDtype(descr.to_string());
     let mut chars = descr.chars();
     let order = chars.next().ok_or_else(unsupported)?;
     let endian = match order {
-        '<' | '|' => Endian::Little,
-        '>' => Endian::Big,
+        '<' | '|' => ByteOrder::Little,
+        '>' => ByteOrder::Big,
         '=' => {
             if cfg!(target_endian = "little") {
-                Endian::Little
+                ByteOrder::Little
             } else {
-                Endian::Big
+                ByteOrder::Big
             }
         }
         _ => return Err(unsupported()),
@@ -751,11 +696,7 @@ fn parse_descr(descr: &str) -> Result<(Endian, char, usize), NpyError> {
         'U' => n * 4,
         _ => return Err(unsupported()),
     };
-    let known = matches!(
-        (kind, size),
-        ('b', 1) | ('i' | 'u', 1 | 2 | 4 | 8) | ('f', 2 | 4 | 8) | ('U', _)
-    );
-    if !known {
+    if kind != 'U' && npy_dtype(kind, size).is_none() {
         return Err(unsupported());
     }
     Ok((endian, kind, size))
@@ -959,24 +900,44 @@ pub fn write_to(w: &mut impl Write, tensor: &Tensor) -> Result<(), NpyError> {
         })
 }
 
+/// npy's kind letter of each element type it has a dtype for; a dtype is the kind and the
+/// item size, `|` for one byte, otherwise `<` (the reader takes `>` and `=` too). bf16 has
+/// none; strings are `U<chars>`.
+const NPY_KINDS: [(DType, char); 12] = [
+    (DType::Bool, 'b'),
+    (DType::I8, 'i'),
+    (DType::I16, 'i'),
+    (DType::I32, 'i'),
+    (DType::I64, 'i'),
+    (DType::U8, 'u'),
+    (DType::U16, 'u'),
+    (DType::U32, 'u'),
+    (DType::U64, 'u'),
+    (DType::F16, 'f'),
+    (DType::F32, 'f'),
+    (DType::F64, 'f'),
+];
+
+/// The element type of npy's fixed-width dtype of `kind` and item `size`.
+fn npy_dtype(kind: char, size: usize) -> Option<DType> {
+    NPY_KINDS
+        .iter()
+        .find(|&&(d, k)| k == kind && d.size() == size)
+        .map(|&(d, _)| d)
+}
+
 /// The npy dtype string of a tensor: `|b1`, `<i4`, `<U5`, ...
 fn descr(tensor: &Tensor) -> Result<String, NpyError> {
-    Ok(match tensor {
-        Tensor::Bool(_) => "|b1".into(),
-        Tensor::I8(_) => "|i1".into(),
-        Tensor::I16(_) => "<i2".into(),
-        Tensor::I32(_) => "<i4".into(),
-        Tensor::I64(_) => "<i8".into(),
-        Tensor::U8(_) => "|u1".into(),
-        Tensor::U16(_) => "<u2".into(),
-        Tensor::U32(_) => "<u4".into(),
-        Tensor::U64(_) => "<u8".into(),
-        Tensor::F16(_) => "<f2".into(),
-        Tensor::F32(_) => "<f4".into(),
-        Tensor::F64(_) => "<f8".into(),
-        Tensor::String(a) => format!("<U{}", string_width(a)),
-        Tensor::BF16(_) => return Err(NpyError::Unwritable(DType::BF16)),
-    })
+    let dtype = tensor.dtype();
+    if let Tensor::String(a) = tensor {
+        return Ok(format!("<U{}", string_width(a)));
+    }
+    let &(_, kind) = NPY_KINDS
+        .iter()
+        .find(|&&(d, _)| d == dtype)
+        .ok_or(NpyError::Unwritable(dtype))?;
+    let size = dtype.size();
+    Ok(format!("{}{kind}{size}", if size == 1 { '|' } else { '<' }))
 }
 
 /// Characters per item of the `<U` dtype that holds every string (numpy's minimum is 1).
@@ -1059,18 +1020,6 @@ fn encode_header(tensor: &Tensor) -> Result<Vec<u8>, NpyError> {
 /// Writes the elements in logical (row-major) order, little-endian.
 fn write_data(w: &mut impl Write, tensor: &Tensor) -> std::io::Result<()> {
     match tensor {
-        Tensor::Bool(a) => write_plain(w, a, |&v| [u8::from(v)]),
-        Tensor::I8(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::I16(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::I32(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::I64(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::U8(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::U16(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::U32(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::U64(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::F16(a) => write_plain(w, a, |v| v.to_bits().to_le_bytes()),
-        Tensor::F32(a) => write_plain(w, a, |v| v.to_le_bytes()),
-        Tensor::F64(a) => write_plain(w, a, |v| v.to_le_bytes()),
         Tensor::String(a) => {
             let width = string_width(a);
             let mut buf = Vec::with_capacity(WRITE_CHUNK);
@@ -1093,39 +1042,17 @@ fn write_data(w: &mut impl Write, tensor: &Tensor) -> std::io::Result<()> {
             std::io::ErrorKind::InvalidInput,
             "bf16 has no npy dtype",
         )),
+        t => codec::write_tensor_le(w, t),
     }
 }
 
-/// Bytes gathered before each write on the element-by-element path.
+/// Bytes of strings gathered before each write.
 const WRITE_CHUNK: usize = 1 << 16;
-
-/// Writes plain elements: a row-major array's memory as it is when the machine is
-/// little-endian (one write, no copy), otherwise element by element through a buffer.
-fn write_plain<T: bytemuck::NoUninit, const N: usize>(
-    w: &mut impl Write,
-    a: &ArrayD<T>,
-    to_le: impl Fn(&T) -> [u8; N],
-) -> std::io::Result<()> {
-    if cfg!(target_endian = "little") {
-        if let Some(values) = a.as_slice() {
-            // bool is stored as 0 or 1, which is npy's `|b1` too.
-            return w.write_all(bytemuck::cast_slice(values));
-        }
-    }
-    let mut buf = Vec::with_capacity(WRITE_CHUNK + N);
-    for v in a.iter() {
-        buf.extend_from_slice(&to_le(v));
-        if buf.len() >= WRITE_CHUNK {
-            w.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    w.write_all(&buf)
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
     use ndarray::array;
 
     fn npy(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {

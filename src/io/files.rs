@@ -1,4 +1,4 @@
-//! The file-system side of npy (and IR) input and output: inputs are opened without ever
+//! The file-system side of npy and IR input and output: inputs are opened without ever
 //! waiting on a FIFO and refused unless they are regular files; outputs are written beside
 //! the file a symlink finally names, keep the mode of the file they replace, and never
 //! replace anything that is not a regular file.

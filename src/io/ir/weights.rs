@@ -1,9 +1,9 @@
 //! Turns a Const's bytes in the `.bin` into a tensor, trusting nothing the files say.
 
-use half::{bf16, f16};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::dtype::DType;
+use crate::io::codec::{self, ByteOrder, DecodeError};
 use crate::ir::error::{IrError, LayerRef};
 use crate::shape::checked_len;
 use crate::tensor::Tensor;
@@ -50,14 +50,14 @@ pub(crate) fn decode(
         problem,
     };
     let count = checked_len(shape).map_err(|e| fail(e.to_string()))?;
-    if count == 0 {
-        // OpenVINO 2026.4 saves an empty constant with `size="1"` (and reads it back): the
-        // declared bytes, inside the .bin, are more than needed and hold nothing.
-        return Ok(empty(dtype, shape));
-    }
+    // OpenVINO 2026.4 saves an empty constant with `size="1"` (and reads it back): the
+    // declared bytes, inside the .bin, are more than needed and hold nothing.
+    let bytes = if count == 0 { &[][..] } else { bytes };
     if dtype == DType::String {
         let values = decode_strings(bytes, count).map_err(fail)?;
-        return Ok(Tensor::String(array(shape, values)));
+        return ArrayD::from_shape_vec(IxDyn(shape), values)
+            .map(Tensor::String)
+            .map_err(|e| fail(format!("the strings do not fill the shape: {e}")));
     }
     let expected = count.checked_mul(dtype.size());
     if expected != Some(bytes.len()) {
@@ -68,83 +68,14 @@ pub(crate) fn decode(
             expected.map_or_else(|| "too many".to_string(), |n| n.to_string())
         )));
     }
-    macro_rules! numbers {
-        ($t:ty, $n:expr, $v:ident) => {{
-            let values: Vec<$t> = bytes
-                .chunks_exact($n)
-                .map(|c| {
-                    let mut b = [0u8; $n];
-                    b.copy_from_slice(c);
-                    <$t>::from_le_bytes(b)
-                })
-                .collect();
-            Tensor::$v(array(shape, values))
-        }};
-    }
-    Ok(match dtype {
-        DType::Bool => {
-            let values = bytes
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| match b {
-                    0 => Ok(false),
-                    1 => Ok(true),
-                    _ => Err(fail(format!("boolean element {i} is byte {b}, not 0 or 1"))),
-                })
-                .collect::<Result<Vec<bool>, _>>()?;
-            Tensor::Bool(array(shape, values))
-        }
-        DType::I8 => numbers!(i8, 1, I8),
-        DType::I16 => numbers!(i16, 2, I16),
-        DType::I32 => numbers!(i32, 4, I32),
-        DType::I64 => numbers!(i64, 8, I64),
-        DType::U8 => numbers!(u8, 1, U8),
-        DType::U16 => numbers!(u16, 2, U16),
-        DType::U32 => numbers!(u32, 4, U32),
-        DType::U64 => numbers!(u64, 8, U64),
-        DType::F16 => {
-            let values = bytes
-                .chunks_exact(2)
-                .map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]])))
-                .collect();
-            Tensor::F16(array(shape, values))
-        }
-        DType::BF16 => {
-            let values = bytes
-                .chunks_exact(2)
-                .map(|c| bf16::from_bits(u16::from_le_bytes([c[0], c[1]])))
-                .collect();
-            Tensor::BF16(array(shape, values))
-        }
-        DType::F32 => numbers!(f32, 4, F32),
-        DType::F64 => numbers!(f64, 8, F64),
-        DType::String => unreachable!("decoded above"),
+    codec::decode(dtype, bytes, ByteOrder::Little, IxDyn(shape).into()).map_err(|e| {
+        fail(match e {
+            DecodeError::Invalid { index, bits } => {
+                format!("boolean element {index} is byte {bits}, not 0 or 1")
+            }
+            e => format!("{e} of {dtype}"),
+        })
     })
-}
-
-/// A zero-element tensor of `dtype` and `shape`.
-fn empty(dtype: DType, shape: &[usize]) -> Tensor {
-    let s = IxDyn(shape);
-    match dtype {
-        DType::Bool => Tensor::Bool(ArrayD::from_elem(s, false)),
-        DType::I8 => Tensor::I8(ArrayD::zeros(s)),
-        DType::I16 => Tensor::I16(ArrayD::zeros(s)),
-        DType::I32 => Tensor::I32(ArrayD::zeros(s)),
-        DType::I64 => Tensor::I64(ArrayD::zeros(s)),
-        DType::U8 => Tensor::U8(ArrayD::zeros(s)),
-        DType::U16 => Tensor::U16(ArrayD::zeros(s)),
-        DType::U32 => Tensor::U32(ArrayD::zeros(s)),
-        DType::U64 => Tensor::U64(ArrayD::zeros(s)),
-        DType::F16 => Tensor::F16(ArrayD::from_elem(s, f16::ZERO)),
-        DType::BF16 => Tensor::BF16(ArrayD::from_elem(s, bf16::ZERO)),
-        DType::F32 => Tensor::F32(ArrayD::zeros(s)),
-        DType::F64 => Tensor::F64(ArrayD::zeros(s)),
-        DType::String => Tensor::String(ArrayD::from_elem(s, String::new())),
-    }
-}
-
-fn array<T>(shape: &[usize], values: Vec<T>) -> ArrayD<T> {
-    ArrayD::from_shape_vec(IxDyn(shape), values).expect("the length was checked against the shape")
 }
 
 fn read_i32(bytes: &[u8], at: usize) -> Option<i32> {
@@ -183,7 +114,10 @@ fn decode_strings(bytes: &[u8], count: usize) -> Result<Vec<String>, String> {
     if offset(0)? != 0 {
         return Err(format!("the first string offset is {}, not 0", offset(0)?));
     }
-    let mut values = Vec::with_capacity(count);
+    let mut values = Vec::new();
+    values
+        .try_reserve_exact(count)
+        .map_err(|_| format!("cannot allocate {count} strings"))?;
     let mut start = 0usize;
     for i in 0..count {
         let end = offset(i + 1)?;

@@ -71,7 +71,7 @@ pub use error::{IrError, LayerRef, PortDirection};
 pub use types::{dtype_from_ir, Dim, IrShape};
 
 use crate::dtype::DType;
-use crate::npy::files;
+use crate::io::files;
 use crate::tensor::Tensor;
 use eval::{Pass, Value};
 use graph::{Graph, Op};

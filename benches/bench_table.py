@@ -51,15 +51,33 @@ def main(argv):
               f"| {med(ds, 'fill_gbps'):.2f} | {med(ds, 'memcpy_gbps'):.2f} "
               f"| {med(ds, 'alloc_gbps'):.2f} | {med(ds, 'fresh_gbps'):.2f} | {ratio} | {rng} "
               f"| {af:.2f} | {med(ds, 'ns_per_call'):.0f} |")
+    numpy = load(numpy_paths) if numpy_paths else {}
+    elt = [(c, ds) for c, ds in bench.items() if "ratio_bound" in ds[0]]
+    if elt:
+        print()
+        print("| case | output | kernel GB/s | copy GB/s | fill GB/s | ratio_bound | range "
+              "| ratio_traffic | numpy ufunc GB/s | × numpy | ns/call |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for case, ds in elt:
+            rs = [d["ratio_bound"] for d in ds]
+            ns = numpy.get(case)
+            if ns and "numpy_ufunc_gbps" in ns[0]:
+                n = med(ns, "numpy_ufunc_gbps")
+                vs = f"{n:.2f} | {med(ds, 'kernel_gbps') / n:.1f}x"
+            else:
+                vs = "- | -"
+            print(f"| {case} | {size(ds[0]['bytes'])} | {med(ds, 'kernel_gbps'):.2f} "
+                  f"| {med(ds, 'copy_gbps'):.2f} | {med(ds, 'fill_gbps'):.2f} "
+                  f"| **{med(ds, 'ratio_bound'):.2f}** | {min(rs):.2f}-{max(rs):.2f} "
+                  f"| {med(ds, 'ratio_traffic'):.2f} | {vs} | {med(ds, 'ns_per_call'):.0f} |")
     if numpy_paths:
-        numpy = load(numpy_paths)
         print()
         print("| case | numpy copyto GB/s | bcast ÷ numpy | fill bound ÷ numpy "
               "| numpy alloc GB/s | bcast alloc ÷ numpy alloc |")
         print("|---|---:|---:|---:|---:|---:|")
         for case, ns in numpy.items():
             ds = bench.get(case)
-            if not ds:
+            if not ds or "numpy_copyto_gbps" not in ns[0]:
                 continue
             n = med(ns, "numpy_copyto_gbps")
             na = med(ns, "numpy_copy_alloc_gbps")

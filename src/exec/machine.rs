@@ -111,17 +111,15 @@ pub(crate) const MIN_CHUNK_BYTES: usize = 128 * 1024;
 impl Policy {
     /// This machine's policy.
     ///
-    /// - `serial_below_bytes`: two core caches, at least 1 MiB (4 MiB on the development
-    ///   machine, whose cores have 2 MiB of L2: there, waking a second thread costs 10-50 us
-    ///   and outputs under 4 MiB gained nothing from it; see the README's Performance
-    ///   section);
-    /// - `min_thread_bytes`: a quarter of a core cache, at least 256 KiB (a 16-core server
-    ///   writing 8 MiB on 16 threads, 512 KiB each, ran at 5x one thread);
+    /// - `serial_below_bytes`: two core caches, at least 1 MiB: below that, waking a second
+    ///   thread costs about as much as it saves (README, Performance, has the figures);
+    /// - `min_thread_bytes`: a quarter of a core cache, at least 256 KiB: a thread woken for
+    ///   less spends most of its time being woken;
     /// - `max_chunk_bytes`: one core cache, at least [`MIN_CHUNK_BYTES`].
     /// - `stream_from_bytes`: twice the last-level cache, or `BCAST_STREAM_FROM_MIB` MiB when
-    ///   that environment variable is set (for measuring). On the development machine, 1 GiB
-    ///   outputs on 2 threads: 6.5-7.3 GB/s streaming against 3.2-4.0 with ordinary stores,
-    ///   alternating runs (README, Performance).
+    ///   that environment variable is set (for measuring): an output that cannot stay in
+    ///   the last-level cache is written faster without reading its lines first (README,
+    ///   Performance, has the figures, and how the same stores lose on outputs that fit).
     pub fn get() -> Policy {
         static POLICY: OnceLock<Policy> = OnceLock::new();
         *POLICY.get_or_init(|| {

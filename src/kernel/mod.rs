@@ -56,8 +56,8 @@ pub(crate) fn execute<U: Copy + Send + Sync>(
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
     let elem_bytes = std::mem::size_of::<U>();
-    // Below a few KiB the wider copy of the walk gains nothing and its call costs a few
-    // nanoseconds of a sub-100 ns broadcast.
+    // Below a few KiB the wider copy of the walk gains nothing, and its call is a visible
+    // part of a tiny broadcast's time.
     let isa = if dst.len().saturating_mul(elem_bytes) >= WIDE_ISA_MIN_BYTES {
         Isa::detect()
     } else {

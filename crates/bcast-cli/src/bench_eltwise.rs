@@ -1,12 +1,13 @@
 //! The `eltwise` group of `bcast bench`: fused element-wise ops (`bcast::binary_into`,
 //! `bcast::select`) against the same-process bounds of this machine.
 //!
-//! Every number is measured in one process with the same threads and chunking, on a reused,
-//! already-written output:
+//! Every number is measured in one process with the same threads and chunking, on one reused,
+//! already-written output buffer:
 //! - **kernel**: `binary_into` (planning included) into that output;
-//! - **copy**: `memcpy` of an output-sized source into an output-sized buffer: the bound when
+//! - **copy**: `memcpy` of an output-sized source into the same output buffer: the bound when
 //!   one operand is as large as the output (it must be read);
-//! - **fill**: a fill of the same buffer: the bound when no operand is output-sized;
+//! - **fill**: a fill of the same buffer (the faster of a typed fill and `memset`): the bound
+//!   when no operand is output-sized;
 //! - **alloc**: `binary` (or `select`), which allocates its output each call.
 //!
 //! `ratio_bound` is kernel over copy where an input holds as many elements as the output (Select
@@ -21,7 +22,7 @@ use ndarray::{ArrayD, IxDyn};
 
 use bcast::{AutoBroadcast, BinaryOp, BroadcastError, DType, Parallelism, Tensor};
 
-use crate::bench::{fill, median, memcpy, schedule, seconds_per_call};
+use crate::bench::{fill, median, memcpy, memset, schedule, seconds_per_call};
 
 /// One element-wise case.
 #[derive(Debug, Clone, Copy)]
@@ -284,6 +285,81 @@ impl EltCase {
     }
 }
 
+/// How a fill bound writes.
+#[derive(Clone, Copy)]
+enum Fill {
+    /// A typed fill with one value of the element type.
+    Typed,
+    /// `memset` of the output's bytes (for bool, the byte of `true`).
+    Memset,
+}
+
+/// One bound's pass over `out`: a copy from `src` when given, else a fill.
+fn bound(
+    out: &mut Tensor,
+    src: Option<&Tensor>,
+    how: Fill,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    fn slice<T>(a: &mut ArrayD<T>) -> &mut [T] {
+        a.as_slice_mut().expect("the bench's outputs are row-major")
+    }
+    fn slice_of<T>(a: &ArrayD<T>) -> &[T] {
+        a.as_slice().expect("the bench's sources are row-major")
+    }
+    macro_rules! each {
+        ($($var:ident, $value:expr, $byte:expr;)*) => {
+            match (out, src) {
+                $(
+                    (Tensor::$var(o), Some(Tensor::$var(s))) => memcpy(slice(o), slice_of(s), par),
+                    (Tensor::$var(o), None) => match how {
+                        Fill::Typed => fill(slice(o), $value, par),
+                        Fill::Memset => fill_bytes(slice(o), $byte, par),
+                    },
+                )*
+                (out, _) => Err(BroadcastError::UnsupportedType {
+                    op: "bench bound",
+                    dtype: out.dtype().name(),
+                }),
+            }
+        };
+    }
+    each! {
+        F32, 0.5f32, 0x3F;
+        F16, f16::ONE, 0x3C;
+        U8, 0xA5u8, 0xA5;
+        Bool, true, 1;
+    }
+}
+
+/// `memset` of a plain-data buffer (`bool` through its own fill of `true`, whose byte is 1).
+fn fill_bytes<T: FillBytes>(buf: &mut [T], byte: u8, par: Parallelism<'_>) -> Result<(), BroadcastError> {
+    T::fill_bytes(buf, byte, par)
+}
+
+trait FillBytes: Sized {
+    fn fill_bytes(buf: &mut [Self], byte: u8, par: Parallelism<'_>) -> Result<(), BroadcastError>;
+}
+
+macro_rules! pod_fill_bytes {
+    ($($t:ty),*) => {$(
+        impl FillBytes for $t {
+            fn fill_bytes(buf: &mut [Self], byte: u8, par: Parallelism<'_>) -> Result<(), BroadcastError> {
+                memset(buf, byte, par)
+            }
+        }
+    )*};
+}
+pod_fill_bytes!(f32, f16, u8);
+
+impl FillBytes for bool {
+    fn fill_bytes(buf: &mut [Self], byte: u8, par: Parallelism<'_>) -> Result<(), BroadcastError> {
+        // `bool` may hold only 0 or 1; `fill(true)` is a memset of 1 bytes.
+        debug_assert_eq!(byte, 1);
+        fill(buf, byte == 1, par)
+    }
+}
+
 /// Measures one case on `pool`, spending about `budget` on the interleaved rounds.
 ///
 /// # Errors
@@ -301,19 +377,23 @@ pub fn measure_elt(
     let bytes = out_len * out.dtype().size();
     // The kernel gets the pool as `Parallelism::Pool`, like the fill and copy bounds: small
     // outputs run on the calling thread, large ones hand chunks to the pool.
-    let mut kernel = || case.run_into(&inputs, &mut out, par);
-    kernel()?;
-    let one = seconds_per_call(1, &mut kernel)?;
+    let kernel = |out: &mut Tensor| case.run_into(&inputs, out, par);
+    kernel(&mut out)?;
+    let one = seconds_per_call(1, || kernel(&mut out))?;
     let (batch, rounds) = schedule(one, budget, 3);
-    let mut buf = vec![0u8; bytes];
-    let src = vec![0x5Au8; bytes];
-    // Kernel, fill and copy take turns within every round, so a slower or faster stretch of
-    // a shared machine falls on all three alike.
-    let (mut k, mut f, mut c) = (vec![], vec![], vec![]);
+    // The bounds write the kernel's own output buffer, so all three find it in the same
+    // cache state (a separate buffer, warm from the bound's previous round, flattered the
+    // bounds wherever the output fits in the last-level cache). The copy reads a source as
+    // large as the output.
+    let src = out.clone();
+    // Kernel, fills and copy take turns within every round, so a slower or faster stretch
+    // of a shared machine falls on all of them alike.
+    let (mut k, mut f, mut m, mut c) = (vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
-        k.push(seconds_per_call(batch, &mut kernel)?);
-        f.push(seconds_per_call(batch, || fill(&mut buf, 0xA5, par))?);
-        c.push(seconds_per_call(batch, || memcpy(&mut buf, &src, par))?);
+        k.push(seconds_per_call(batch, || kernel(&mut out))?);
+        f.push(seconds_per_call(batch, || bound(&mut out, None, Fill::Typed, par))?);
+        m.push(seconds_per_call(batch, || bound(&mut out, None, Fill::Memset, par))?);
+        c.push(seconds_per_call(batch, || bound(&mut out, Some(&src), Fill::Typed, par))?);
     }
     drop(src);
     let mut a = vec![];
@@ -327,10 +407,11 @@ pub fn measure_elt(
         kept.clear();
     }
     let gbps = |t: f64| if t > 0.0 { bytes as f64 / t / 1e9 } else { 0.0 };
+    // The fill bound is the faster of a typed fill and memset (they differ by CPU).
     let (kernel, copy, fill, alloc) = (
         median(&mut k),
         median(&mut c),
-        median(&mut f),
+        median(&mut f).min(median(&mut m)),
         median(&mut a),
     );
     let copy_bound = case.has_output_sized_input(out_len);

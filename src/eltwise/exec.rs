@@ -26,7 +26,8 @@ use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::{
-    advise_huge_pages, as_init, for_each_chunk, Odometer, Parallelism, Slot, STRING_COST_BYTES,
+    advise_huge_pages, as_init, for_each_chunk, per_line, prefetch_ahead, Odometer, Parallelism,
+    Slot, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -180,21 +181,41 @@ where
     fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]) {
         let f = &self.0;
         let n = out.len();
+        // Contiguous operands are read a line at a time, each line's hint issued ahead.
+        let line = per_line::<A>().min(per_line::<B>());
         match (a, b) {
             (Src::Contig(x), Src::Contig(y)) => {
                 let (x, y) = (&x[..n], &y[..n]);
-                for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                    o.put(f(x, y));
+                let mut i = 0;
+                for o in out.chunks_mut(line) {
+                    prefetch_ahead(x, i);
+                    prefetch_ahead(y, i);
+                    for ((o, &x), &y) in o.iter_mut().zip(&x[i..]).zip(&y[i..]) {
+                        o.put(f(x, y));
+                    }
+                    i += line;
                 }
             }
             (Src::Contig(x), Src::Splat(&y)) => {
-                for (o, &x) in out.iter_mut().zip(&x[..n]) {
-                    o.put(f(x, y));
+                let x = &x[..n];
+                let mut i = 0;
+                for o in out.chunks_mut(line) {
+                    prefetch_ahead(x, i);
+                    for (o, &x) in o.iter_mut().zip(&x[i..]) {
+                        o.put(f(x, y));
+                    }
+                    i += line;
                 }
             }
             (Src::Splat(&x), Src::Contig(y)) => {
-                for (o, &y) in out.iter_mut().zip(&y[..n]) {
-                    o.put(f(x, y));
+                let y = &y[..n];
+                let mut i = 0;
+                for o in out.chunks_mut(line) {
+                    prefetch_ahead(y, i);
+                    for (o, &y) in o.iter_mut().zip(&y[i..]) {
+                        o.put(f(x, y));
+                    }
+                    i += line;
                 }
             }
             (Src::Splat(&x), Src::Splat(&y)) => {
@@ -651,6 +672,7 @@ fn select_block<T: Clone, S: Slot<T>>(
         }
     };
     let n = out.len();
+    let line = per_line::<T>();
     match (cond, then, else_) {
         (Src::Splat(&c), t, e) => {
             let src = if c { t } else { e };
@@ -667,19 +689,42 @@ fn select_block<T: Clone, S: Slot<T>>(
                 }
             }
         }
+        // Contiguous operands are read a line of `T` at a time, each line's hint issued ahead.
         (Src::Contig(c), Src::Contig(t), Src::Contig(e)) => {
-            for (((o, &c), t), e) in out.iter_mut().zip(&c[..n]).zip(&t[..n]).zip(&e[..n]) {
-                o.put(pick(c, t, e));
+            let (c, t, e) = (&c[..n], &t[..n], &e[..n]);
+            let mut i = 0;
+            for o in out.chunks_mut(line) {
+                prefetch_ahead(c, i);
+                prefetch_ahead(t, i);
+                prefetch_ahead(e, i);
+                for (((o, &c), t), e) in o.iter_mut().zip(&c[i..]).zip(&t[i..]).zip(&e[i..]) {
+                    o.put(pick(c, t, e));
+                }
+                i += line;
             }
         }
         (Src::Contig(c), Src::Contig(t), Src::Splat(e)) => {
-            for ((o, &c), t) in out.iter_mut().zip(&c[..n]).zip(&t[..n]) {
-                o.put(pick(c, t, e));
+            let (c, t) = (&c[..n], &t[..n]);
+            let mut i = 0;
+            for o in out.chunks_mut(line) {
+                prefetch_ahead(c, i);
+                prefetch_ahead(t, i);
+                for ((o, &c), t) in o.iter_mut().zip(&c[i..]).zip(&t[i..]) {
+                    o.put(pick(c, t, e));
+                }
+                i += line;
             }
         }
         (Src::Contig(c), Src::Splat(t), Src::Contig(e)) => {
-            for ((o, &c), e) in out.iter_mut().zip(&c[..n]).zip(&e[..n]) {
-                o.put(pick(c, t, e));
+            let (c, e) = (&c[..n], &e[..n]);
+            let mut i = 0;
+            for o in out.chunks_mut(line) {
+                prefetch_ahead(c, i);
+                prefetch_ahead(e, i);
+                for ((o, &c), e) in o.iter_mut().zip(&c[i..]).zip(&e[i..]) {
+                    o.put(pick(c, t, e));
+                }
+                i += line;
             }
         }
         (Src::Contig(c), Src::Splat(t), Src::Splat(e)) => {

@@ -14,7 +14,7 @@ use half::{bf16, f16, slice::HalfFloatSliceExt};
 
 use super::exec::{BinaryKernel, PerElement, Src};
 use crate::exec::isa::Avx2;
-use crate::exec::Slot;
+use crate::exec::{prefetch_ahead, Slot};
 
 /// A 16-bit float computed through f32.
 pub(crate) trait Half: Copy + Send + Sync + PartialOrd + bytemuck::Pod + 'static {
@@ -188,6 +188,8 @@ type Lanes = [f32; 8];
 
 #[inline(always)]
 fn load_bf16<H: Half>(src: &[H; 8]) -> Lanes {
+    // Each group also hints the line ahead of it.
+    prefetch_ahead(src, 0);
     std::array::from_fn(|k| bf16_widen(bytemuck::cast::<H, u16>(src[k])))
 }
 
@@ -214,6 +216,8 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         _MM_FROUND_TO_NEAREST_INT,
     };
     let load = |src: &[H; 8]| -> Lanes {
+        // Each group also hints the line ahead of it.
+        prefetch_ahead(src, 0);
         // SAFETY: `src` is 16 readable bytes (eight 2-byte `H`s); the load takes any
         // alignment; this function runs only with F16C (the token).
         let v: __m256 = unsafe { _mm256_cvtph_ps(_mm_loadu_si128(src.as_ptr().cast::<__m128i>())) };

@@ -333,7 +333,11 @@ fn bound(
 }
 
 /// `memset` of a plain-data buffer (`bool` through its own fill of `true`, whose byte is 1).
-fn fill_bytes<T: FillBytes>(buf: &mut [T], byte: u8, par: Parallelism<'_>) -> Result<(), BroadcastError> {
+fn fill_bytes<T: FillBytes>(
+    buf: &mut [T],
+    byte: u8,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
     T::fill_bytes(buf, byte, par)
 }
 
@@ -391,9 +395,15 @@ pub fn measure_elt(
     let (mut k, mut f, mut m, mut c) = (vec![], vec![], vec![], vec![]);
     for _ in 0..rounds {
         k.push(seconds_per_call(batch, || kernel(&mut out))?);
-        f.push(seconds_per_call(batch, || bound(&mut out, None, Fill::Typed, par))?);
-        m.push(seconds_per_call(batch, || bound(&mut out, None, Fill::Memset, par))?);
-        c.push(seconds_per_call(batch, || bound(&mut out, Some(&src), Fill::Typed, par))?);
+        f.push(seconds_per_call(batch, || {
+            bound(&mut out, None, Fill::Typed, par)
+        })?);
+        m.push(seconds_per_call(batch, || {
+            bound(&mut out, None, Fill::Memset, par)
+        })?);
+        c.push(seconds_per_call(batch, || {
+            bound(&mut out, Some(&src), Fill::Typed, par)
+        })?);
     }
     drop(src);
     let mut a = vec![];

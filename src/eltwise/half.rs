@@ -103,6 +103,7 @@ fn bf16_narrow(v: f32) -> u16 {
 /// A 16-bit float op computed in f32 (the CPU's F16C found once, when the op starts).
 pub(crate) struct ViaF32<F> {
     f: F,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     f16c: Option<Avx2>,
 }
 
@@ -148,6 +149,8 @@ impl<H: Half, F: Fn(f32, f32) -> f32 + Sync> BinaryKernel<H, H, H> for ViaF32<F>
                 lanes(&self.f, a, b, out, load_bf16, store_bf16);
                 return;
             }
+            // (`Avx2::detect` finds a token only on x86_64.)
+            #[cfg(target_arch = "x86_64")]
             if let Some(token) = self.f16c {
                 // SAFETY: the token proves the CPU has AVX2 and F16C.
                 unsafe { lanes_f16c(token, &self.f, a, b, out) };
@@ -233,17 +236,6 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         bytemuck::cast(h)
     };
     lanes(f, a, b, out, load, store);
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
-    _: Avx2,
-    f: &F,
-    a: Src<'_, H>,
-    b: Src<'_, H>,
-    out: &mut [S],
-) {
-    blocks(f, a, b, out);
 }
 
 /// `out[i] = narrow(f(widen(a[i]), widen(b[i])))`, eight at a time (`a`, `b` contiguous or

@@ -52,65 +52,26 @@ pub enum InArray<'py> {
 
 /// Runs `$body` with `$v` bound to the input's `ArrayViewD<'_, T>`, whatever `T` is.
 macro_rules! with_view {
-    ($arr:expr, $v:ident => $body:expr) => {{
-        use $crate::convert::InArray as A;
-        match $arr {
-            A::Bool(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I8(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I32(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I64(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U8(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U32(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U64(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::F16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::BF16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::F32(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::F64(a) => {
-                let $v = a.as_array();
-                $body
-            }
+    ($arr:expr, $v:ident => $body:expr) => {
+        $crate::convert::with_view!(@match $arr, $v => $body;
+            [Bool I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64];
             A::String(a) => {
                 let $v = a.view();
                 $body
             }
+        )
+    };
+    // One arm per numeric (or bool) variant named in the list, then the arms in `$extra`.
+    (@match $arr:expr, $v:ident => $body:expr; [$($var:ident)*]; $($extra:tt)*) => {{
+        use $crate::convert::InArray as A;
+        match $arr {
+            $(
+                A::$var(a) => {
+                    let $v = a.as_array();
+                    $body
+                }
+            )*
+            $($extra)*
         }
     }};
 }
@@ -119,65 +80,17 @@ pub(crate) use with_view;
 /// [`with_view!`] for the types a gradient can be summed in (`bcast::Summable`); bool and
 /// string inputs raise `TypeError` with the library's message.
 macro_rules! with_summable_view {
-    ($arr:expr, $v:ident => $body:expr) => {{
-        use $crate::convert::InArray as A;
-        match $arr {
+    ($arr:expr, $v:ident => $body:expr) => {
+        $crate::convert::with_view!(@match $arr, $v => $body;
+            [I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64];
             A::Bool(_) | A::String(_) => Err($crate::errors::to_py_err(
                 bcast::BroadcastError::UnsupportedType {
                     op: "reduce",
                     dtype: $arr.dtype_name(),
                 },
             )),
-            A::I8(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I32(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::I64(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U8(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U32(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::U64(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::F16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::BF16(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::F32(a) => {
-                let $v = a.as_array();
-                $body
-            }
-            A::F64(a) => {
-                let $v = a.as_array();
-                $body
-            }
-        }
-    }};
+        )
+    };
 }
 pub(crate) use with_summable_view;
 

@@ -1,7 +1,7 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::StridePlan;
-use crate::planners::{by_value, dims, place_axis};
+use crate::planners::{by_value, dims, place_axes};
 
 by_value! {
     /// Explicit broadcast: OpenVINO `explicit` mode (IR alias `none`).
@@ -63,18 +63,14 @@ pub(crate) fn plan_explicit_into(
             });
         }
     }
-    let source_axes = plan.start_source_axes(target_shape.len());
-    for (i, &axis) in axes_mapping.iter().enumerate() {
-        place_axis(
-            source_axes,
-            Rule::Explicit,
-            i,
-            axis,
-            data_shape,
-            target_shape,
-        )?;
-    }
-    plan.finish_from_source_axes(data_shape, target_shape)
+    place_axes(
+        plan,
+        Rule::Explicit,
+        data_shape,
+        target_shape,
+        axes_mapping.len(),
+        |i| axes_mapping[i],
+    )
 }
 
 #[cfg(test)]

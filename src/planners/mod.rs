@@ -61,34 +61,37 @@ pub(crate) fn dims(shape: &[usize]) -> Dims {
     Dims(shape.to_vec())
 }
 
-/// The per-axis rule every one-directional mode shares (numpy, explicit, PDPD): data axis
-/// `data_axis`, placed on output axis `output_axis`, is read along that axis when its dim
-/// equals the target's, stretched (stride 0, the plan's default) when it is 1, and breaks
-/// `rule` otherwise.
-pub(crate) fn place_axis(
-    source_axes: &mut [Option<usize>],
+/// The per-axis rule every one-directional mode shares (numpy, explicit, PDPD), applied to
+/// data axes `0..count`, data axis `i` placed on output axis `output_axis(i)`: read along
+/// that axis when its dim equals the target's, stretched (stride 0, the plan's default) when
+/// it is 1, and breaking `rule` otherwise. Data axes from `count` on (PDPD's dropped trailing
+/// 1s) are read nowhere. Fills `plan` in place.
+pub(crate) fn place_axes(
+    plan: &mut StridePlan,
     rule: Rule,
-    data_axis: usize,
-    output_axis: usize,
     data_shape: &[usize],
     target_shape: &[usize],
+    count: usize,
+    output_axis: impl Fn(usize) -> usize,
 ) -> Result<(), BroadcastError> {
-    let (d, t) = (data_shape[data_axis], target_shape[output_axis]);
-    if d == t {
-        source_axes[output_axis] = Some(data_axis);
-        Ok(())
-    } else if d == 1 {
-        Ok(())
-    } else {
-        Err(BroadcastError::DimMismatch {
-            mode: rule,
-            axis: data_axis,
-            data_dim: d,
-            target_dim: t,
-            data_shape: dims(data_shape),
-            target_shape: dims(target_shape),
-        })
+    let source_axes = plan.start_source_axes(target_shape.len());
+    for data_axis in 0..count {
+        let axis = output_axis(data_axis);
+        let (d, t) = (data_shape[data_axis], target_shape[axis]);
+        if d == t {
+            source_axes[axis] = Some(data_axis);
+        } else if d != 1 {
+            return Err(BroadcastError::DimMismatch {
+                mode: rule,
+                axis: data_axis,
+                data_dim: d,
+                target_dim: t,
+                data_shape: dims(data_shape),
+                target_shape: dims(target_shape),
+            });
+        }
     }
+    plan.finish_from_source_axes(data_shape, target_shape)
 }
 
 /// A planner's public by-value form, generated from its in-place form (`*_into`, which

@@ -1,7 +1,7 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::StridePlan;
-use crate::planners::{by_value, dims, place_axis};
+use crate::planners::{by_value, dims, place_axes};
 
 by_value! {
     /// Numpy (one-directional) broadcast: OpenVINO `numpy` mode.
@@ -39,18 +39,14 @@ pub(crate) fn plan_numpy_into(
         });
     }
     let offset = target_shape.len() - data_shape.len();
-    let source_axes = plan.start_source_axes(target_shape.len());
-    for i in 0..data_shape.len() {
-        place_axis(
-            source_axes,
-            Rule::Numpy,
-            i,
-            offset + i,
-            data_shape,
-            target_shape,
-        )?;
-    }
-    plan.finish_from_source_axes(data_shape, target_shape)
+    place_axes(
+        plan,
+        Rule::Numpy,
+        data_shape,
+        target_shape,
+        data_shape.len(),
+        |i| offset + i,
+    )
 }
 
 #[cfg(test)]

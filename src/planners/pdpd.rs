@@ -1,7 +1,7 @@
 use crate::error::BroadcastError;
 use crate::mode::Rule;
 use crate::plan::StridePlan;
-use crate::planners::{by_value, dims, place_axis};
+use crate::planners::{by_value, dims, place_axes};
 
 by_value! {
     /// PDPD (PaddlePaddle) broadcast: OpenVINO's broadcast-rules "PDPD".
@@ -65,18 +65,14 @@ pub(crate) fn plan_pdpd_into(
             target_shape.len()
         )));
     }
-    let source_axes = plan.start_source_axes(target_shape.len());
-    for i in 0..fitted.len() {
-        place_axis(
-            source_axes,
-            Rule::Pdpd,
-            i,
-            start + i,
-            data_shape,
-            target_shape,
-        )?;
-    }
-    plan.finish_from_source_axes(data_shape, target_shape)
+    place_axes(
+        plan,
+        Rule::Pdpd,
+        data_shape,
+        target_shape,
+        fitted.len(),
+        |i| start + i,
+    )
 }
 
 #[cfg(test)]

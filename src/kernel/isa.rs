@@ -1,11 +1,9 @@
 //! Wider vectors where the CPU has them.
 //!
 //! The crate is built for baseline x86-64 (16-byte SSE2 stores). For outputs that stay in
-//! L2/L3 that is too narrow: measured on the development VM into 12 MiB with 2 threads, in
-//! the same runs, a `u32` fill ran at 0.44-0.6 of `memset` with SSE2 and 1.0 with AVX2, and
-//! 256-byte stamps of a 3-byte pattern at 0.7-0.8 with SSE2 and 0.87-0.97 with AVX2 (AVX-512
-//! measured no better than AVX2). So the whole walk is compiled a second time with AVX2
-//! enabled and picked at run time.
+//! L2/L3 that is too narrow to keep up with `memset` (the README's performance section has
+//! the measurements, AVX-512 included), so the whole walk is compiled a second time with
+//! AVX2 enabled and picked at run time.
 
 use super::program::Program;
 use super::slot::Slot;
@@ -38,9 +36,11 @@ impl Isa {
         start: usize,
     ) {
         match self {
-            Isa::Baseline => write_range(program, src, dst, start),
             // SAFETY: an `Avx2` token exists only where the CPU reported AVX2.
+            #[cfg(target_arch = "x86_64")]
             Isa::Avx2(token) => unsafe { write_range_avx2(token, program, src, dst, start) },
+            // Off x86_64 no token is ever made.
+            _ => write_range(program, src, dst, start),
         }
     }
 }
@@ -51,21 +51,6 @@ impl Isa {
 /// The CPU must support AVX2 (the token proves it).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn write_range_avx2<S: Slot>(
-    _: Avx2,
-    program: &Program<'_>,
-    src: &[S::Value],
-    dst: &mut [S],
-    start: usize,
-) {
-    write_range(program, src, dst, start);
-}
-
-/// Off x86_64 no token is ever made; this only keeps the match whole.
-///
-/// # Safety
-/// None needed.
-#[cfg(not(target_arch = "x86_64"))]
 unsafe fn write_range_avx2<S: Slot>(
     _: Avx2,
     program: &Program<'_>,

@@ -16,10 +16,8 @@
 pub(crate) const MIN_ROW_BYTES: usize = 512;
 
 /// Rows up to this long that repeat along a broadcast axis are tiled even when they are not
-/// short. Measured on the quiet development VM, `[1000] -> [8192,1000]` f32 (4000-byte rows):
-/// tiled 0.61-0.75 of the fill bound with 2 threads and 0.81 with one, against 0.43-0.46 and
-/// 0.39 for one `memcpy` per row (glibc's `rep movsb`). (Under heavy load from other
-/// processes the order reversed, 0.64-0.70 against 0.83-0.94; the quiet numbers decide.)
+/// short: stamping a row from L1 beat one `memcpy` per row (glibc's `rep movsb`) on
+/// `row_f32`'s 4000-byte rows on a quiet machine (README, "Measurements behind the code").
 pub(crate) const MAX_TILED_PERIOD_BYTES: usize = 4096;
 
 /// When rows are widened or tiled, in bytes (all zero: never).

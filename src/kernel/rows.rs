@@ -136,11 +136,9 @@ fn repeat_const<'a, S: Slot, const R: usize>(
 /// [`Slot::STAMP`] slots (256 bytes) at a time. A stamp is a fixed-size copy from L1 that
 /// compiles to a few vector moves, so the loop runs near store speed with no extra memory.
 ///
-/// Alternatives measured on the development VM (3-byte pattern into 12 MiB, AVX2, against
-/// `memset` of the same buffer, same run): 64-byte stamps ran about 0.1 below 256-byte ones
-/// (loop overhead per stamp); 512-byte stamps became a `memcpy` call and ran at 0.62;
-/// `memcpy` stamps of a few KiB, or doubling with `memcpy`, 0.4-0.7 (glibc's `rep movsb`);
-/// holding the pattern in registers (stores only) no better than 256-byte stamps.
+/// Smaller stamps pay loop overhead per stamp, larger ones become `memcpy` calls (glibc's
+/// `rep movsb`), and holding the pattern in registers gained nothing: each was measured
+/// slower or no faster (README, "Measurements behind the code").
 #[inline(always)]
 fn write_tiled<S: Slot>(
     period: usize,

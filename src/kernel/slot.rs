@@ -35,7 +35,7 @@ pub(crate) trait Slot: Send + Sized {
     /// Columns per block when whole repeated rows are copied a column block at a time (0:
     /// never). Worth it when reading a source element costs more than its slot's bytes:
     /// a string's header and its heap bytes, which for a 1000-string row no longer fit in L1
-    /// (measured: row-by-row clones ran at 0.67 of a one-value fill, 100-string rows at 0.97).
+    /// (README, "Measurements behind the code").
     const COLUMN_BLOCK: usize;
 }
 
@@ -70,8 +70,7 @@ impl<U: Copy + Send + Sync> Slot for MaybeUninit<U> {
     fn copy_slots(dst: &mut [Self], src: &[Self]) {
         // One cache line at a time, in address order. A single `copy_from_slice` of a stamp
         // is expanded by LLVM into stores running from the stamp's last line back to its
-        // first; measured on the development VM (`bcast bench`, alternating runs), that ran
-        // `row_f32` at 0.66-0.71 of the fill bound against 0.87-0.89 in address order.
+        // first, which the hardware streams worse (README, "Measurements behind the code").
         let mut d = dst.chunks_exact_mut(Self::LINE);
         let mut s = src.chunks_exact(Self::LINE);
         for (d, s) in (&mut d).zip(&mut s) {

@@ -71,14 +71,7 @@ pub trait Sum: Element + Copy {
     /// are then added pairwise.
     #[inline(always)]
     fn leaf_sum(src: &[Self], buf: &mut [Self::Acc; BLOCK]) -> Self::Acc {
-        debug_assert!(src.len() <= RUN_LEAF);
-        let mut lanes = [Self::Acc::ZERO; LANES];
-        for block in src.chunks(BLOCK) {
-            let b = &mut buf[..block.len()];
-            Self::set_row(b, block);
-            add_lanes(&mut lanes, b);
-        }
-        fold_lanes(lanes)
+        leaf_sum_by_blocks(src, buf)
     }
 
     /// `acc[i] = src[i]` (widened); the lengths are equal.
@@ -114,6 +107,20 @@ pub trait Sum: Element + Copy {
             *a = a.add(s.widen());
         }
     }
+}
+
+/// [`Sum::leaf_sum`]'s default: each block of [`BLOCK`] terms widened into `buf` and added
+/// into the lanes, which are then added pairwise.
+#[inline(always)]
+fn leaf_sum_by_blocks<T: Sum>(src: &[T], buf: &mut [T::Acc; BLOCK]) -> T::Acc {
+    debug_assert!(src.len() <= RUN_LEAF);
+    let mut lanes = [T::Acc::ZERO; LANES];
+    for block in src.chunks(BLOCK) {
+        let b = &mut buf[..block.len()];
+        T::set_row(b, block);
+        add_lanes(&mut lanes, b);
+    }
+    fold_lanes(lanes)
 }
 
 /// The sum of at most [`RUN_LEAF`] contiguous terms ([`Sum::leaf_sum`]), in AVX2 when `isa`
@@ -403,13 +410,7 @@ impl Sum for f16 {
             // SAFETY: the token proves the CPU has AVX and F16C, all `leaf_sum_f16c` needs.
             return unsafe { leaf_sum_f16c(token, src) };
         }
-        let mut lanes = [0f32; LANES];
-        for block in src.chunks(BLOCK) {
-            let b = &mut buf[..block.len()];
-            Self::set_row(b, block);
-            add_lanes(&mut lanes, b);
-        }
-        fold_lanes(lanes)
+        leaf_sum_by_blocks(src, buf)
     }
     #[inline(always)]
     fn set_rows8(acc: &mut [f32], rows: [&[f16]; 8]) {

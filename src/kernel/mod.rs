@@ -49,7 +49,7 @@ const WIDE_ISA_MIN_BYTES: usize = 4096;
 /// # Errors
 /// [`BroadcastError::WorkerPanicked`] if a worker thread panicked (then `dst` may be only
 /// partly written).
-pub(crate) fn execute<U: Copy + Send + Sync>(
+pub(crate) fn execute<U: Copy + Send + Sync + bytemuck::NoUninit>(
     plan: &StridePlan,
     src: &[U],
     dst: &mut [MaybeUninit<U>],
@@ -83,7 +83,7 @@ const STREAM_WINDOW_BYTES: usize = 16 << 10;
 /// covered), and the window is then streamed to the output with non-temporal stores (see
 /// [`crate::exec`]'s `stream` module). The extra L1 copy is hidden behind the memory bus;
 /// the streaming stores save reading every output line before writing it.
-fn run_streaming<U: Copy + Send + Sync>(
+fn run_streaming<U: Copy + Send + Sync + bytemuck::NoUninit>(
     plan: &StridePlan,
     src: &[U],
     dst: &mut [MaybeUninit<U>],

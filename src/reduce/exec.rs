@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::layout::{offset, walk, Axes, Inner, Layout};
 use super::sum::{add_acc_wide, sum_leaf, sum_rows, sum_runs, Acc, Sum, BLOCK, RUN_LEAF};
 use crate::exec::isa::Avx2;
+use crate::exec::CHUNKS_PER_THREAD;
 /// Gradient elements per parallel task at least (output elements are batched up to it).
 const TASK_MIN: usize = 1 << 15;
 /// A list of rows or a run is split across threads only if each half has this many elements.
@@ -46,6 +47,7 @@ pub(crate) fn reduce_into<T: Sum>(
         grad,
         layout,
         split: threads.is_some(),
+        threads: threads.unwrap_or(1),
         isa,
     };
     let Some(threads) = threads else {
@@ -66,6 +68,8 @@ struct Task<'a, T> {
     grad: &'a [T],
     layout: &'a Layout,
     split: bool,
+    /// Threads the reduction may use (1 when `split` is false).
+    threads: usize,
     isa: Option<Avx2>,
 }
 
@@ -240,7 +244,10 @@ impl<T: Sum> Task<'_, T> {
         ws.clear();
         ws.resize((1 + depth(n)) * w, T::Acc::ZERO);
         let (acc, scratch) = ws.split_at_mut(w);
-        self.rows(base, rows, w, 0, n, acc, scratch);
+        // Few, large subtrees per thread: each `rayon::join` here costs a scratch row stack
+        // of its own, and rows wider than a widened one make that stack large.
+        let split_min = (n * w / (CHUNKS_PER_THREAD * self.threads).max(1)).max(SPLIT_MIN);
+        self.rows(base, rows, w, (0, n), split_min, acc, scratch);
         for (o, &a) in out.iter_mut().zip(acc.iter()) {
             *o = T::narrow(a);
         }
@@ -254,8 +261,8 @@ impl<T: Sum> Task<'_, T> {
         base: usize,
         rows: &Axes,
         w: usize,
-        lo: usize,
-        hi: usize,
+        (lo, hi): (usize, usize),
+        split_min: usize,
         acc: &mut [T::Acc],
         scratch: &mut [T::Acc],
     ) {
@@ -275,16 +282,16 @@ impl<T: Sum> Task<'_, T> {
         }
         let mid = lo + n / 2;
         let (tmp, rest) = scratch.split_at_mut(w);
-        if self.split && (n / 2) * w >= SPLIT_MIN {
+        if self.split && (n / 2) * w >= split_min {
             let right = hi - mid;
             let mut own = vec![T::Acc::ZERO; depth(right) * w];
             rayon::join(
-                || self.rows(base, rows, w, lo, mid, acc, rest),
-                || self.rows(base, rows, w, mid, hi, tmp, &mut own),
+                || self.rows(base, rows, w, (lo, mid), split_min, acc, rest),
+                || self.rows(base, rows, w, (mid, hi), split_min, tmp, &mut own),
             );
         } else {
-            self.rows(base, rows, w, lo, mid, acc, rest);
-            self.rows(base, rows, w, mid, hi, tmp, rest);
+            self.rows(base, rows, w, (lo, mid), split_min, acc, rest);
+            self.rows(base, rows, w, (mid, hi), split_min, tmp, rest);
         }
         add_acc_wide(self.isa, acc, tmp);
     }
@@ -341,12 +348,21 @@ impl<T: Sum> Task<'_, T> {
         );
         let (acc, tail) = ws.split_at_mut(w);
         let (scratch, tail) = tail.split_at_mut(depth(n) * w);
-        self.rows(base, &wide.whole, w, 0, n, acc, scratch);
+        self.rows(base, &wide.whole, w, (0, n), SPLIT_MIN, acc, scratch);
         if rest_w > 0 {
             // The last `rest_rows` rows of each group are one partial wide row.
             let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
             let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
-            self.rows(start, &wide.rest, rest_w, 0, n_rest, rest_acc, rest_scratch);
+            let rest = (0, n_rest);
+            self.rows(
+                start,
+                &wide.rest,
+                rest_w,
+                rest,
+                SPLIT_MIN,
+                rest_acc,
+                rest_scratch,
+            );
             add_acc_wide(self.isa, acc, rest_acc);
         }
         // Fold the `l` side-by-side rows pairwise: row i += row i + upper.

@@ -6,6 +6,7 @@ mod plan_space;
 use std::path::{Path, PathBuf};
 
 use approx::relative_eq;
+use bcast::exec::{with_tuning, Tuning};
 use bcast::{
     broadcast, reduce_to_input, reduce_to_input_tensor, reduce_to_input_with, reduce_to_inputs,
     reduce_to_inputs_tensor, BroadcastError, Mode, Parallelism, Tensor,
@@ -330,6 +331,7 @@ fn results_do_not_depend_on_threads() {
         (&[3], &[100_000, 3]),
         (&[], &[300, 1000]),
         (&[1, 5000], &[3, 80, 5000]),
+        (&[2, 1], &[2, 300_000]),
     ];
     let pools: Vec<rayon::ThreadPool> = [1, 2, 3, 5]
         .iter()
@@ -340,6 +342,18 @@ fn results_do_not_depend_on_threads() {
                 .unwrap()
         })
         .collect();
+    // Most of these gradients are below the machine's serial threshold; the second pass
+    // lowers it to zero so that every one of them also runs on every pool's threads.
+    let everything_parallel = Tuning {
+        serial_below_bytes: Some(0),
+        ..Tuning::default()
+    };
+    for tuning in [Tuning::default(), everything_parallel] {
+        with_tuning(tuning, || same_bits_on_every_pool(shapes, &pools));
+    }
+}
+
+fn same_bits_on_every_pool(shapes: &[(&[usize], &[usize])], pools: &[rayon::ThreadPool]) {
     for &(data, target) in shapes {
         let n: usize = target.iter().product();
         let g: Vec<f32> = noise(n, 7).iter().map(|&v| v as f32 * 1000.0).collect();
@@ -353,7 +367,7 @@ fn results_do_not_depend_on_threads() {
             .iter()
             .zip(auto.iter())
             .all(|(a, b)| a.to_bits() == b.to_bits()));
-        for pool in &pools {
+        for pool in pools {
             let p = reduce_to_input_with(
                 g.view(),
                 data,

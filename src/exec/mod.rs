@@ -21,7 +21,7 @@ pub use fresh::advise_huge_pages;
 pub(crate) use guard::guarded;
 pub use machine::{Machine, Policy};
 pub use odometer::Odometer;
-pub use parallel::{for_each_chunk, threads, with_tuning, Tuning};
+pub use parallel::{for_each_chunk, threads, threads_for, with_tuning, Tuning};
 pub(crate) use parallel::{stream_stores, CHUNKS_PER_THREAD};
 pub(crate) use prefetch::{per_line, prefetch_ahead};
 pub(crate) use slot::{as_init, Slot};

@@ -90,6 +90,24 @@ pub(crate) fn stream_stores(bytes: usize) -> bool {
         .unwrap_or_else(|| bytes >= Policy::get().stream_from_bytes)
 }
 
+/// The threads an executor uses on `par` for a job of about `bytes` of memory traffic: the
+/// machine's [`Policy::threads_for`], with a [`Tuning`]'s `serial_below_bytes` in force; 1 for
+/// [`Parallelism::Serial`].
+#[must_use]
+pub fn threads_for(bytes: usize, par: Parallelism<'_>) -> usize {
+    if matches!(par, Parallelism::Serial) {
+        return 1;
+    }
+    let policy = Policy {
+        serial_below_bytes: TUNING
+            .with(Cell::get)
+            .serial_below_bytes
+            .unwrap_or(Policy::get().serial_below_bytes),
+        ..Policy::get()
+    };
+    policy.threads_for(bytes, threads(par))
+}
+
 /// Calls `write(start, chunk)` over `dst` cut into contiguous chunks (`start` is the chunk's
 /// first element index), in parallel when `par` and the size allow it.
 ///
@@ -111,16 +129,11 @@ where
 {
     let tuning = TUNING.with(Cell::get);
     let bytes = dst.len().saturating_mul(cost_bytes);
-    let policy = Policy {
-        serial_below_bytes: tuning
-            .serial_below_bytes
-            .unwrap_or(Policy::get().serial_below_bytes),
-        ..Policy::get()
-    };
+    let policy = Policy::get();
     let threads = match par {
         Parallelism::Serial => 1,
         _ if tuning.chunk_elems.is_some() => threads(par).max(2),
-        _ => policy.threads_for(bytes, threads(par)),
+        _ => threads_for(bytes, par),
     };
     if threads <= 1 {
         write(0, dst);

@@ -180,8 +180,7 @@ fn reduce_slice<T: Summable>(
     // An empty gradient (an output axis of size 0) sums to zeros of the data's shape.
     if !plan.is_empty() {
         let layout = Layout::new(plan);
-        let threads =
-            shared::Policy::get().threads_for(std::mem::size_of_val(grad), shared::threads(par));
+        let threads = shared::threads_for(std::mem::size_of_val(grad), par);
         let out = &mut out;
         let isa = shared::isa::Avx2::detect();
         if threads <= 1 {

@@ -4,7 +4,9 @@
 //! AVX2+F16C, AVX stream stores) are `#[target_feature]` functions, which are `unsafe` to call:
 //! the CPU must have the features. Each of them takes an [`Avx2`] token, which only
 //! [`Avx2::detect`] can make (its field is private), so holding one proves the check was done
-//! and the `SAFETY` argument of every such call is the token's type.
+//! and the `SAFETY` argument of every such call is the token's type. [`fast_strings`] is
+//! not a safety matter (`rep stos` runs on every x86-64 CPU), only a choice of the faster
+//! loop.
 
 /// Proof that this CPU runs AVX2, AVX, F16C (every AVX2 CPU has F16C; both are checked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,4 +26,12 @@ impl Avx2 {
         }
         None
     }
+}
+
+/// Whether this CPU reports enhanced `rep movsb`/`stosb` (ERMS): then `rep stos` writes whole
+/// lines without reading them first, and long fills use it (`std` caches the answer).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn fast_strings() -> bool {
+    std::arch::is_x86_feature_detected!("ermsb")
 }

@@ -155,7 +155,7 @@ const REP_STOS_MIN_BYTES: usize = 2048;
 #[inline(always)]
 fn fill_by_rep_stos<U: Copy + bytemuck::NoUninit>(dst: &mut [MaybeUninit<U>], value: &U) -> bool {
     use std::arch::asm;
-    if !std::arch::is_x86_feature_detected!("ermsb") {
+    if !crate::exec::isa::fast_strings() {
         return false;
     }
     let bytes = bytemuck::bytes_of(value);

@@ -46,8 +46,7 @@ pub(crate) fn reduce_into<T: Sum>(
     let task = Task {
         grad,
         layout,
-        split: threads.is_some(),
-        threads: threads.unwrap_or(1),
+        threads,
         isa,
     };
     let Some(threads) = threads else {
@@ -67,9 +66,9 @@ pub(crate) fn reduce_into<T: Sum>(
 struct Task<'a, T> {
     grad: &'a [T],
     layout: &'a Layout,
-    split: bool,
-    /// Threads the reduction may use (1 when `split` is false).
-    threads: usize,
+    /// `Some`: subtrees may be summed by `rayon::join` for about this many threads; `None`:
+    /// on the calling thread alone.
+    threads: Option<usize>,
     isa: Option<Avx2>,
 }
 
@@ -140,7 +139,7 @@ impl<T: Sum> Task<'_, T> {
             return sum;
         }
         let mid = lo + n / 2;
-        let (a, b) = if self.split && (n / 2) * run >= SPLIT_MIN {
+        let (a, b) = if self.threads.is_some() && (n / 2) * run >= SPLIT_MIN {
             rayon::join(
                 || self.runs(base, run, lo, mid, buf),
                 || self.runs(base, run, mid, hi, &mut [T::Acc::ZERO; BLOCK]),
@@ -206,7 +205,7 @@ impl<T: Sum> Task<'_, T> {
         }
         let mid = (x.len() / 2 / RUN_LEAF).max(1) * RUN_LEAF;
         let (l, r) = x.split_at(mid);
-        let (a, b) = if self.split && l.len() >= SPLIT_MIN {
+        let (a, b) = if self.threads.is_some() && l.len() >= SPLIT_MIN {
             rayon::join(
                 || self.run(l, buf),
                 || self.run(r, &mut [T::Acc::ZERO; BLOCK]),
@@ -226,7 +225,7 @@ impl<T: Sum> Task<'_, T> {
             return;
         }
         let rows = reduced.count();
-        if self.split && out.len() > TILE && rows * width >= 2 * TASK_MIN {
+        if self.threads.is_some() && out.len() > TILE && rows * width >= 2 * TASK_MIN {
             out.par_chunks_mut(TILE).enumerate().for_each(|(t, tile)| {
                 let mut ws = Vec::new();
                 self.kept_tile(base + t * TILE, reduced, rows, tile, &mut ws);
@@ -246,7 +245,8 @@ impl<T: Sum> Task<'_, T> {
         let (acc, scratch) = ws.split_at_mut(w);
         // Few, large subtrees per thread: each `rayon::join` here costs a scratch row stack
         // of its own, and rows wider than a widened one make that stack large.
-        let split_min = (n * w / (CHUNKS_PER_THREAD * self.threads).max(1)).max(SPLIT_MIN);
+        let split_min =
+            (n * w / (CHUNKS_PER_THREAD * self.threads.unwrap_or(1)).max(1)).max(SPLIT_MIN);
         self.rows(base, rows, w, (0, n), split_min, acc, scratch);
         for (o, &a) in out.iter_mut().zip(acc.iter()) {
             *o = T::narrow(a);
@@ -282,7 +282,7 @@ impl<T: Sum> Task<'_, T> {
         }
         let mid = lo + n / 2;
         let (tmp, rest) = scratch.split_at_mut(w);
-        if self.split && (n / 2) * w >= split_min {
+        if self.threads.is_some() && (n / 2) * w >= split_min {
             let right = hi - mid;
             let mut own = vec![T::Acc::ZERO; depth(right) * w];
             rayon::join(
@@ -353,16 +353,8 @@ impl<T: Sum> Task<'_, T> {
             // The last `rest_rows` rows of each group are one partial wide row.
             let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
             let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
-            let rest = (0, n_rest);
-            self.rows(
-                start,
-                &wide.rest,
-                rest_w,
-                rest,
-                SPLIT_MIN,
-                rest_acc,
-                rest_scratch,
-            );
+            let (rest, n) = (&wide.rest, (0, n_rest));
+            self.rows(start, rest, rest_w, n, SPLIT_MIN, rest_acc, rest_scratch);
             add_acc_wide(self.isa, acc, rest_acc);
         }
         // Fold the `l` side-by-side rows pairwise: row i += row i + upper.

@@ -274,11 +274,13 @@ fn f64_sums_are_pairwise() {
 }
 
 /// Gradients whose shape walks every path of the executor: runs, added rows, tiles wider
-/// than one pass, narrow rows widened with a remainder, several axes of each kind.
+/// than one pass, narrow rows widened with a remainder, several axes of each kind, short
+/// runs read slab by slab over more units than one slab holds.
 #[test]
 fn every_executor_path_matches_the_naive_sum() {
     let cases: &[(&[usize], &[usize])] = &[
         (&[5000], &[64, 5000]),
+        (&[1, 20000, 1], &[3, 20000, 4]),
         (&[3], &[1001, 3]),
         (&[2, 1, 3], &[7, 2, 999, 3]),
         (&[1, 1], &[300, 700]),

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::layout::{offset, walk, Axes, Inner, Layout};
 use super::sum::{add_acc_wide, sum_leaf, sum_rows, sum_runs, Acc, Sum, BLOCK, RUN_LEAF};
 use crate::exec::isa::Avx2;
-use crate::exec::CHUNKS_PER_THREAD;
+use crate::exec::{with_zeroed, CHUNKS_PER_THREAD};
 /// Gradient elements per parallel task at least (output elements are batched up to it).
 const TASK_MIN: usize = 1 << 15;
 /// A list of rows or a run is split across threads only if each half has this many elements.
@@ -75,7 +75,6 @@ struct Task<'a, T> {
 impl<T: Sum> Task<'_, T> {
     /// Units `first ..` whose outputs are `out` (whole units).
     fn units(&self, first: usize, out: &mut [T]) {
-        let mut ws: Vec<T::Acc> = Vec::new();
         let mut buf = [T::Acc::ZERO; BLOCK];
         if let Inner::Reduced(run) = self.layout.inner {
             let m = self.layout.reduced.count();
@@ -84,18 +83,22 @@ impl<T: Sum> Task<'_, T> {
                 && run * std::mem::size_of::<T>() <= SLAB_RUN_BYTES
                 && m <= SLAB_SUMS / 2
             {
-                let batch = SLAB_SUMS / m;
-                let mut offsets = Vec::new();
-                for (b, chunk) in out.chunks_mut(batch).enumerate() {
-                    self.runs_by_slab(
-                        first + b * batch,
-                        run,
-                        chunk,
-                        &mut ws,
-                        &mut offsets,
-                        &mut buf,
-                    );
-                }
+                let batch = (SLAB_SUMS / m).min(out.len());
+                with_zeroed(m * batch, |sums| {
+                    with_zeroed(batch, |offsets| {
+                        for (b, chunk) in out.chunks_mut(batch).enumerate() {
+                            let units = chunk.len();
+                            self.runs_by_slab(
+                                first + b * batch,
+                                run,
+                                chunk,
+                                &mut sums[..m * units],
+                                &mut offsets[..units],
+                                &mut buf,
+                            );
+                        }
+                    });
+                });
                 return;
             }
         }
@@ -110,7 +113,7 @@ impl<T: Sum> Task<'_, T> {
                     let acc = self.runs(offset(&at), run, 0, n, &mut buf);
                     unit_out[0] = T::narrow(acc);
                 }
-                Inner::Kept(width) => self.kept_unit(offset(&at), width, unit_out, &mut ws),
+                Inner::Kept(width) => self.kept_unit(offset(&at), width, unit_out),
             }
         }
     }
@@ -162,22 +165,20 @@ impl<T: Sum> Task<'_, T> {
         first: usize,
         run: usize,
         out: &mut [T],
-        sums: &mut Vec<T::Acc>,
-        offsets: &mut Vec<usize>,
+        sums: &mut [T::Acc],
+        offsets: &mut [usize],
         buf: &mut [T::Acc; BLOCK],
     ) {
         let units = out.len();
         let m = self.layout.reduced.count();
-        offsets.clear();
+        debug_assert_eq!((sums.len(), offsets.len()), (m * units, units));
         let mut at = walk(&self.layout.units, first);
-        for i in 0..units {
+        for (i, o) in offsets.iter_mut().enumerate() {
             if i > 0 {
                 at.step();
             }
-            offsets.push(offset(&at));
+            *o = offset(&at);
         }
-        sums.clear();
-        sums.resize(m * units, T::Acc::ZERO);
         let mut pos = walk(&self.layout.reduced, 0);
         for (j, slab) in sums.chunks_mut(units).enumerate() {
             if j > 0 {
@@ -218,30 +219,35 @@ impl<T: Sum> Task<'_, T> {
 
     /// One unit whose inner run is kept: `out[x]` sums the gradient at `base + x` over every
     /// position of `reduced`.
-    fn kept_unit(&self, base: usize, width: usize, out: &mut [T], ws: &mut Vec<T::Acc>) {
+    fn kept_unit(&self, base: usize, width: usize, out: &mut [T]) {
         let reduced = &self.layout.reduced;
         if let Some(wide) = self.widened(width, reduced) {
-            self.kept_wide(base, width, &wide, out, ws);
+            self.kept_wide(base, width, &wide, out);
             return;
         }
         let rows = reduced.count();
         if self.threads.is_some() && out.len() > TILE && rows * width >= 2 * TASK_MIN {
             out.par_chunks_mut(TILE).enumerate().for_each(|(t, tile)| {
-                let mut ws = Vec::new();
-                self.kept_tile(base + t * TILE, reduced, rows, tile, &mut ws);
+                self.kept_tile(base + t * TILE, reduced, rows, tile);
             });
         } else {
             for (t, tile) in out.chunks_mut(TILE).enumerate() {
-                self.kept_tile(base + t * TILE, reduced, rows, tile, ws);
+                self.kept_tile(base + t * TILE, reduced, rows, tile);
             }
         }
     }
 
     /// `out[x] = narrow(sum over rows of grad[base + row + x])`.
-    fn kept_tile(&self, base: usize, rows: &Axes, n: usize, out: &mut [T], ws: &mut Vec<T::Acc>) {
+    fn kept_tile(&self, base: usize, rows: &Axes, n: usize, out: &mut [T]) {
         let w = out.len();
-        ws.clear();
-        ws.resize((1 + depth(n)) * w, T::Acc::ZERO);
+        with_zeroed((1 + depth(n)) * w, |ws| {
+            self.kept_tile_in(base, rows, n, out, ws)
+        });
+    }
+
+    /// [`Task::kept_tile`] with `ws`, `(1 + depth(n)) * out.len()` accumulators, as scratch.
+    fn kept_tile_in(&self, base: usize, rows: &Axes, n: usize, out: &mut [T], ws: &mut [T::Acc]) {
+        let w = out.len();
         let (acc, scratch) = ws.split_at_mut(w);
         // Few, large subtrees per thread: each `rayon::join` here costs a scratch row stack
         // of its own, and rows wider than a widened one make that stack large.
@@ -283,11 +289,15 @@ impl<T: Sum> Task<'_, T> {
         let mid = lo + n / 2;
         let (tmp, rest) = scratch.split_at_mut(w);
         if self.threads.is_some() && (n / 2) * w >= split_min {
-            let right = hi - mid;
-            let mut own = vec![T::Acc::ZERO; depth(right) * w];
+            // The right half may run on another thread: its scratch is that thread's.
+            let right = depth(hi - mid) * w;
             rayon::join(
                 || self.rows(base, rows, w, (lo, mid), split_min, acc, rest),
-                || self.rows(base, rows, w, (mid, hi), split_min, tmp, &mut own),
+                || {
+                    with_zeroed(right, |own| {
+                        self.rows(base, rows, w, (mid, hi), split_min, tmp, own);
+                    });
+                },
             );
         } else {
             self.rows(base, rows, w, (lo, mid), split_min, acc, rest);
@@ -329,26 +339,33 @@ impl<T: Sum> Task<'_, T> {
         })
     }
 
-    fn kept_wide(
+    fn kept_wide(&self, base: usize, width: usize, wide: &Wide, out: &mut [T]) {
+        let w = wide.l * width;
+        let n = wide.whole.count();
+        let n_rest = wide.rest.count();
+        let rest_w = wide.rest_rows * width;
+        let len = (1 + depth(n)) * w + (1 + depth(n_rest)) * rest_w;
+        with_zeroed(len, |ws| self.kept_wide_in(base, width, wide, out, ws));
+    }
+
+    /// [`Task::kept_wide`] with `ws` (sized there) as scratch.
+    fn kept_wide_in(
         &self,
         base: usize,
         width: usize,
         wide: &Wide,
         out: &mut [T],
-        ws: &mut Vec<T::Acc>,
+        ws: &mut [T::Acc],
     ) {
         let w = wide.l * width;
         let n = wide.whole.count();
         let n_rest = wide.rest.count();
         let rest_w = wide.rest_rows * width;
-        ws.clear();
-        ws.resize(
-            (1 + depth(n)) * w + (1 + depth(n_rest)) * rest_w,
-            T::Acc::ZERO,
-        );
         let (acc, tail) = ws.split_at_mut(w);
         let (scratch, tail) = tail.split_at_mut(depth(n) * w);
-        self.rows(base, &wide.whole, w, (0, n), SPLIT_MIN, acc, scratch);
+        let split_min =
+            (n * w / (CHUNKS_PER_THREAD * self.threads.unwrap_or(1)).max(1)).max(SPLIT_MIN);
+        self.rows(base, &wide.whole, w, (0, n), split_min, acc, scratch);
         if rest_w > 0 {
             // The last `rest_rows` rows of each group are one partial wide row.
             let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);

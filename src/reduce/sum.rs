@@ -21,7 +21,7 @@ pub(crate) const BLOCK: usize = 128;
 pub(crate) const RUN_LEAF: usize = 8 * BLOCK;
 
 /// An accumulator: a number with a zero and an addition.
-pub trait Acc: Copy + Send + Sync + 'static {
+pub trait Acc: bytemuck::Pod + Send + Sync + 'static {
     /// The additive identity.
     const ZERO: Self;
     /// `self + other`, wrapping for integers.

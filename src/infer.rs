@@ -151,6 +151,32 @@ fn onto(d: Dim, t: Dim) -> Option<Dim> {
     }
 }
 
+/// The one-directional modes' per-axis rule on partial shapes (the planners'
+/// `place_axes` on known ones): each of the first `count` data dimensions `i` goes onto
+/// target axis `output_axis(i)` by [`onto`], writing the output's dimension there, and the
+/// first that certainly cannot is the error, naming `rule`, the data axis and both shapes.
+fn place_dims(
+    rule: Rule,
+    (d, t): (&[Dim], &[Dim]),
+    count: usize,
+    out: &mut [Dim],
+    output_axis: impl Fn(usize) -> usize,
+) -> Result<(), BroadcastError> {
+    for (i, &dd) in d[..count].iter().enumerate() {
+        let axis = output_axis(i);
+        let tt = t[axis];
+        out[axis] = onto(dd, tt).ok_or_else(|| BroadcastError::DimMismatch {
+            mode: rule,
+            axis: i,
+            data_dim: dd.min(),
+            target_dim: tt.min(),
+            data_shape: lows(d),
+            target_shape: lows(t),
+        })?;
+    }
+    Ok(())
+}
+
 /// Two-directional: equal, or one of them 1 and the output the other. `None`: certainly
 /// not.
 fn broadcast_merge(a: Dim, b: Dim) -> Option<Dim> {
@@ -193,17 +219,7 @@ fn infer_numpy(data: &PartialShape, target: &PartialShape) -> Result<PartialShap
             });
         }
         let offset = t.len() - d.len();
-        for (i, &dd) in d.iter().enumerate() {
-            let tt = t[offset + i];
-            out[offset + i] = onto(dd, tt).ok_or_else(|| BroadcastError::DimMismatch {
-                mode: Rule::Numpy,
-                axis: i,
-                data_dim: dd.min(),
-                target_dim: tt.min(),
-                data_shape: lows(d),
-                target_shape: lows(t),
-            })?;
-        }
+        place_dims(Rule::Numpy, (d, t), d.len(), &mut out, |i| offset + i)?;
         check_len(d)?;
     }
     check_len(&out)?;
@@ -282,17 +298,8 @@ fn infer_explicit(
     };
     let mut out = t.to_vec();
     if let Some(d) = data.dims() {
-        for (i, (&dd, &axis)) in d.iter().zip(axes).enumerate() {
-            let tt = t[axis];
-            out[axis] = onto(dd, tt).ok_or_else(|| BroadcastError::DimMismatch {
-                mode: Rule::Explicit,
-                axis: i,
-                data_dim: dd.min(),
-                target_dim: tt.min(),
-                data_shape: lows(d),
-                target_shape: lows(t),
-            })?;
-        }
+        // `axes` has one entry per data axis (checked above).
+        place_dims(Rule::Explicit, (d, t), d.len(), &mut out, |i| axes[i])?;
         check_len(d)?;
     }
     check_len(&out)?;
@@ -352,17 +359,7 @@ fn infer_pdpd(
         )));
     }
     let mut out = t.to_vec();
-    for (i, &dd) in fitted.iter().enumerate() {
-        let tt = t[start + i];
-        out[start + i] = onto(dd, tt).ok_or_else(|| BroadcastError::DimMismatch {
-            mode: Rule::Pdpd,
-            axis: i,
-            data_dim: dd.min(),
-            target_dim: tt.min(),
-            data_shape: lows(d),
-            target_shape: lows(t),
-        })?;
-    }
+    place_dims(Rule::Pdpd, (d, t), fitted.len(), &mut out, |i| start + i)?;
     check_len(d)?;
     check_len(&out)?;
     Ok(PartialShape::Ranked(out))

@@ -159,12 +159,10 @@ macro_rules! element_impl {
                 src: &[Self],
                 par: Parallelism<'_>,
             ) -> Result<Vec<Self>, BroadcastError> {
-                let mut out: Vec<Self> = Vec::new();
-                out.try_reserve_exact(plan.len())
-                    .map_err(|_| allocation_error(plan, std::mem::size_of::<Self>()))?;
+                let mut out: Vec<Self> =
+                    crate::exec::reserve(plan.len(), plan.output_shape(), true)?;
                 let lanes: &[$lane] = bytemuck::cast_slice::<$t, $lane>(src);
                 let spare = &mut out.spare_capacity_mut()[..plan.len()];
-                crate::exec::advise_huge_pages(spare);
                 // SAFETY: $t and $lane have the same size and alignment (asserted below at
                 // compile time); the executor writes lanes copied from `src`, valid $t bits.
                 let dst = unsafe { as_lanes_mut::<Self, $lane>(spare) };
@@ -237,9 +235,7 @@ fn run_plan_strings(
                 shape: Dims(plan.output_shape().to_vec()),
             })?;
     }
-    let mut out: Vec<String> = Vec::new();
-    out.try_reserve_exact(plan.len())
-        .map_err(|_| allocation_error(plan, std::mem::size_of::<String>()))?;
+    let mut out: Vec<String> = crate::exec::reserve(plan.len(), plan.output_shape(), false)?;
     // Empty strings do not allocate; the executor then clones into each slot.
     out.resize(plan.len(), String::new());
     kernel::execute_clone(plan, src, &mut out, par)?;

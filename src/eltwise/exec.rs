@@ -26,8 +26,8 @@ use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::{
-    advise_huge_pages, as_init, for_each_chunk, per_line, prefetch_ahead, Odometer, Parallelism,
-    Slot, STRING_COST_BYTES,
+    as_init, for_each_chunk, per_line, prefetch_ahead, reserve, Odometer, Parallelism, Slot,
+    STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -374,15 +374,8 @@ fn fresh<C: Send, const N: usize>(
     write: impl FnOnce(&mut [MaybeUninit<C>]) -> Result<(), BroadcastError>,
 ) -> Result<ArrayD<C>, BroadcastError> {
     let len = plan.len();
-    let mut out: Vec<C> = Vec::new();
-    out.try_reserve_exact(len)
-        .map_err(|_| BroadcastError::Allocation {
-            bytes: len.saturating_mul(std::mem::size_of::<C>()),
-            shape: Dims(plan.out_shape().to_vec()),
-        })?;
-    let spare = &mut out.spare_capacity_mut()[..len];
-    advise_huge_pages(spare);
-    write(spare)?;
+    let mut out: Vec<C> = reserve(len, plan.out_shape(), true)?;
+    write(&mut out.spare_capacity_mut()[..len])?;
     // SAFETY: `write` returned Ok, which (the executor's postcondition) means every one of
     // the `len` slots was written; the capacity is at least `len`.
     unsafe { out.set_len(len) };

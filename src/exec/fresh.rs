@@ -7,8 +7,34 @@
 
 use std::mem::MaybeUninit;
 
+use crate::error::{BroadcastError, Dims};
+
 /// Outputs at least this large get the advice (numpy's threshold).
 pub(crate) const HUGE_PAGE_ADVICE_BYTES: usize = 4 << 20;
+
+/// An empty buffer with room for exactly `len` elements of `T`, allocated fallibly: the one
+/// place where every executor's new output (and every row-major copy of an input) is
+/// reserved. `shape` is what the error names; with `advise`, the room is advised for huge
+/// pages ([`advise_huge_pages`]) for an output about to be written for the first time.
+///
+/// # Errors
+/// [`BroadcastError::Allocation`] with the bytes asked for when the allocator refuses.
+pub(crate) fn reserve<T>(
+    len: usize,
+    shape: &[usize],
+    advise: bool,
+) -> Result<Vec<T>, BroadcastError> {
+    let mut out: Vec<T> = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| BroadcastError::Allocation {
+            bytes: len.saturating_mul(std::mem::size_of::<T>()),
+            shape: Dims(shape.to_vec()),
+        })?;
+    if advise {
+        advise_huge_pages(&mut out.spare_capacity_mut()[..len]);
+    }
+    Ok(out)
+}
 
 /// Asks the OS to back the 2 MiB-aligned interior of `buf`, an output about to be written
 /// for the first time, with transparent huge pages. Best effort: does nothing off Linux, for

@@ -19,6 +19,7 @@ mod source;
 mod stream;
 
 pub use fresh::advise_huge_pages;
+pub(crate) use fresh::reserve;
 pub(crate) use guard::guarded;
 pub use machine::{Machine, Policy};
 pub use odometer::Odometer;

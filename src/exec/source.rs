@@ -43,13 +43,7 @@ pub(crate) fn row_major<'a, T: Clone>(
     if let Some(s) = view.to_slice() {
         return Ok(Cow::Borrowed(s));
     }
-    let n = view.len();
-    let mut out = Vec::new();
-    out.try_reserve_exact(n)
-        .map_err(|_| BroadcastError::Allocation {
-            bytes: n.saturating_mul(std::mem::size_of::<T>()),
-            shape: Dims(view.shape().to_vec()),
-        })?;
+    let mut out = super::reserve(view.len(), view.shape(), false)?;
     out.extend(view.iter().cloned());
     Ok(Cow::Owned(out))
 }

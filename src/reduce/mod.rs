@@ -18,7 +18,7 @@ mod sum;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::dtype::{dtype_table, numeric_dispatch};
-use crate::error::{BroadcastError, Dims};
+use crate::error::BroadcastError;
 use crate::exec::{self as shared, guarded, Parallelism};
 use crate::mode::Mode;
 use crate::plan::StridePlan;
@@ -170,12 +170,7 @@ fn reduce_slice<T: Summable>(
 ) -> Result<ArrayD<T>, BroadcastError> {
     debug_assert_eq!(grad.len(), plan.len());
     let data_len = plan.source_len();
-    let mut out: Vec<T> = Vec::new();
-    out.try_reserve_exact(data_len)
-        .map_err(|_| BroadcastError::Allocation {
-            bytes: data_len.saturating_mul(std::mem::size_of::<T>()),
-            shape: Dims(plan.source_shape().to_vec()),
-        })?;
+    let mut out: Vec<T> = shared::reserve(data_len, plan.source_shape(), false)?;
     out.resize(data_len, T::narrow(<T::Acc as sum::Acc>::ZERO));
     // An empty gradient (an output axis of size 0) sums to zeros of the data's shape.
     if !plan.is_empty() {

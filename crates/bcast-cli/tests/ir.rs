@@ -894,6 +894,33 @@ fn dynamic_add_model(x_shape: &str, add_dims: &str) -> String {
     )
 }
 
+#[test]
+fn element_wise_pdpd_axis_spellings_must_agree() {
+    // [2,3] + [3,1] under pdpd: the [3,1] is laid at axis 0 only if the axis says so.
+    let with = |attrs: &str| {
+        dynamic_add_model("2,3", "2,3").replace(
+            r#"<data auto_broadcast="numpy"/>"#,
+            &format!(r#"<data auto_broadcast="pdpd" {attrs}/>"#),
+        )
+    };
+    let e = Model::from_xml(
+        &with(r#"auto_broadcast.auto_broadcast_axis="0" auto_broadcast_axis="1""#),
+        &ones_3x1(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "attribute 'auto_broadcast_axis' is 1 but 'auto_broadcast.auto_broadcast_axis' is 0"
+        ),
+        "{e}"
+    );
+    let e = Model::from_xml(&with(r#"auto_broadcast_axis="one""#), &ones_3x1()).unwrap_err();
+    assert!(
+        e.to_string().contains("is 'one', which is not an integer"),
+        "{e}"
+    );
+}
+
 fn ones_3x1() -> Vec<u8> {
     [1.0f32; 3].iter().flat_map(|v| v.to_le_bytes()).collect()
 }

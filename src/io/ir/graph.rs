@@ -439,29 +439,9 @@ fn auto_broadcast(raw: &RawLayer) -> Result<AutoBroadcast, IrError> {
         "none" | "explicit" => AutoBroadcast::None,
         "numpy" => AutoBroadcast::Numpy,
         "pdpd" => {
-            let mut axis: Option<(i64, &str)> = None;
-            for name in ["auto_broadcast.auto_broadcast_axis", "auto_broadcast_axis"] {
-                let Some(t) = raw.attr(name) else { continue };
-                let value: i64 = t.trim().parse().map_err(|_| {
-                    bad_attribute(
-                        &raw.layer,
-                        name,
-                        format!("is '{t}', which is not an integer"),
-                    )
-                })?;
-                if let Some((first, first_name)) = axis {
-                    if first != value {
-                        return Err(bad_attribute(
-                            &raw.layer,
-                            name,
-                            format!("is {value} but '{first_name}' is {first}"),
-                        ));
-                    }
-                }
-                axis = Some((value, name));
-            }
+            let names = ["auto_broadcast.auto_broadcast_axis", "auto_broadcast_axis"];
             AutoBroadcast::Pdpd {
-                axis: axis.map_or(0, |(a, _)| a),
+                axis: agreed_int_attr(raw, names)?.unwrap_or(0),
             }
         }
         _ => {
@@ -487,7 +467,14 @@ fn pdpd_axis(raw: &RawLayer, opset: u32) -> Result<i64, IrError> {
     } else {
         ["mode.auto_broadcast_axis", "auto_broadcast_axis"]
     };
-    let mut axis: Option<(i64, &str)> = None;
+    Ok(agreed_int_attr(raw, names)?.unwrap_or(0))
+}
+
+/// An integer attribute that OpenVINO spells several ways: the value under whichever of
+/// `names` the layer has (`None` if none), and an error if it is not an integer or two
+/// spellings disagree.
+fn agreed_int_attr(raw: &RawLayer, names: [&str; 2]) -> Result<Option<i64>, IrError> {
+    let mut found: Option<(i64, &str)> = None;
     for name in names {
         let Some(text) = raw.attr(name) else {
             continue;
@@ -499,7 +486,7 @@ fn pdpd_axis(raw: &RawLayer, opset: u32) -> Result<i64, IrError> {
                 format!("is '{text}', which is not an integer"),
             )
         })?;
-        if let Some((first, first_name)) = axis {
+        if let Some((first, first_name)) = found {
             if first != value {
                 return Err(bad_attribute(
                     &raw.layer,
@@ -508,9 +495,9 @@ fn pdpd_axis(raw: &RawLayer, opset: u32) -> Result<i64, IrError> {
                 ));
             }
         }
-        axis = Some((value, name));
+        found = Some((value, name));
     }
-    Ok(axis.map_or(0, |(a, _)| a))
+    Ok(found.map(|(value, _)| value))
 }
 
 /// Resolves every edge to a (node, output) source of an input port.

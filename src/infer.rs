@@ -157,7 +157,8 @@ fn onto(d: Dim, t: Dim) -> Option<Dim> {
 /// first that certainly cannot is the error, naming `rule`, the data axis and both shapes.
 fn place_dims(
     rule: Rule,
-    (d, t): (&[Dim], &[Dim]),
+    d: &[Dim],
+    t: &[Dim],
     count: usize,
     out: &mut [Dim],
     output_axis: impl Fn(usize) -> usize,
@@ -219,7 +220,7 @@ fn infer_numpy(data: &PartialShape, target: &PartialShape) -> Result<PartialShap
             });
         }
         let offset = t.len() - d.len();
-        place_dims(Rule::Numpy, (d, t), d.len(), &mut out, |i| offset + i)?;
+        place_dims(Rule::Numpy, d, t, d.len(), &mut out, |i| offset + i)?;
         check_len(d)?;
     }
     check_len(&out)?;
@@ -299,7 +300,7 @@ fn infer_explicit(
     let mut out = t.to_vec();
     if let Some(d) = data.dims() {
         // `axes` has one entry per data axis (checked above).
-        place_dims(Rule::Explicit, (d, t), d.len(), &mut out, |i| axes[i])?;
+        place_dims(Rule::Explicit, d, t, d.len(), &mut out, |i| axes[i])?;
         check_len(d)?;
     }
     check_len(&out)?;
@@ -359,7 +360,7 @@ fn infer_pdpd(
         )));
     }
     let mut out = t.to_vec();
-    place_dims(Rule::Pdpd, (d, t), fitted.len(), &mut out, |i| start + i)?;
+    place_dims(Rule::Pdpd, d, t, fitted.len(), &mut out, |i| start + i)?;
     check_len(d)?;
     check_len(&out)?;
     Ok(PartialShape::Ranked(out))

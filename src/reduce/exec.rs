@@ -240,23 +240,21 @@ impl<T: Sum> Task<'_, T> {
     /// `out[x] = narrow(sum over rows of grad[base + row + x])`.
     fn kept_tile(&self, base: usize, rows: &Axes, n: usize, out: &mut [T]) {
         let w = out.len();
-        with_zeroed((1 + depth(n)) * w, |ws| {
-            self.kept_tile_in(base, rows, n, out, ws)
+        with_zeroed((1 + depth(n)) * w, |ws: &mut [T::Acc]| {
+            let (acc, scratch) = ws.split_at_mut(w);
+            self.rows(base, rows, w, (0, n), self.split_min(n * w), acc, scratch);
+            for (o, &a) in out.iter_mut().zip(acc.iter()) {
+                *o = T::narrow(a);
+            }
         });
     }
 
-    /// [`Task::kept_tile`] with `ws`, `(1 + depth(n)) * out.len()` accumulators, as scratch.
-    fn kept_tile_in(&self, base: usize, rows: &Axes, n: usize, out: &mut [T], ws: &mut [T::Acc]) {
-        let w = out.len();
-        let (acc, scratch) = ws.split_at_mut(w);
-        // Few, large subtrees per thread: each `rayon::join` here costs a scratch row stack
-        // of its own, and rows wider than a widened one make that stack large.
-        let split_min =
-            (n * w / (CHUNKS_PER_THREAD * self.threads.unwrap_or(1)).max(1)).max(SPLIT_MIN);
-        self.rows(base, rows, w, (0, n), split_min, acc, scratch);
-        for (o, &a) in out.iter_mut().zip(acc.iter()) {
-            *o = T::narrow(a);
-        }
+    /// The fewest terms a half of a `terms`-term sum of rows needs to go to another thread:
+    /// a few large subtrees per thread, since each `rayon::join` of rows costs a scratch row
+    /// stack of its own; never below [`SPLIT_MIN`]. Where the tree is cut changes nothing
+    /// in the result.
+    fn split_min(&self, terms: usize) -> usize {
+        (terms / (CHUNKS_PER_THREAD * self.threads.unwrap_or(1)).max(1)).max(SPLIT_MIN)
     }
 
     /// `acc[x] = sum over positions lo..hi of rows of grad[base + row + x]`, `x < w`.
@@ -345,37 +343,28 @@ impl<T: Sum> Task<'_, T> {
         let n_rest = wide.rest.count();
         let rest_w = wide.rest_rows * width;
         let len = (1 + depth(n)) * w + (1 + depth(n_rest)) * rest_w;
-        with_zeroed(len, |ws| self.kept_wide_in(base, width, wide, out, ws));
+        with_zeroed(len, |ws: &mut [T::Acc]| {
+            let (acc, tail) = ws.split_at_mut(w);
+            let (scratch, tail) = tail.split_at_mut(depth(n) * w);
+            let split_min = self.split_min(n * w);
+            self.rows(base, &wide.whole, w, (0, n), split_min, acc, scratch);
+            if rest_w > 0 {
+                // The last `rest_rows` rows of each group are one partial wide row.
+                let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
+                let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
+                let (rest, n) = (&wide.rest, (0, n_rest));
+                self.rows(start, rest, rest_w, n, SPLIT_MIN, rest_acc, rest_scratch);
+                add_acc_wide(self.isa, acc, rest_acc);
+            }
+            self.fold_wide(width, wide.l, acc, out);
+        });
     }
 
-    /// [`Task::kept_wide`] with `ws` (sized there) as scratch.
-    fn kept_wide_in(
-        &self,
-        base: usize,
-        width: usize,
-        wide: &Wide,
-        out: &mut [T],
-        ws: &mut [T::Acc],
-    ) {
-        let w = wide.l * width;
-        let n = wide.whole.count();
-        let n_rest = wide.rest.count();
-        let rest_w = wide.rest_rows * width;
-        let (acc, tail) = ws.split_at_mut(w);
-        let (scratch, tail) = tail.split_at_mut(depth(n) * w);
-        let split_min =
-            (n * w / (CHUNKS_PER_THREAD * self.threads.unwrap_or(1)).max(1)).max(SPLIT_MIN);
-        self.rows(base, &wide.whole, w, (0, n), split_min, acc, scratch);
-        if rest_w > 0 {
-            // The last `rest_rows` rows of each group are one partial wide row.
-            let (rest_acc, rest_scratch) = tail.split_at_mut(rest_w);
-            let start = base + (wide.whole.dims.last().copied().unwrap_or(0)) * w;
-            let (rest, n) = (&wide.rest, (0, n_rest));
-            self.rows(start, rest, rest_w, n, SPLIT_MIN, rest_acc, rest_scratch);
-            add_acc_wide(self.isa, acc, rest_acc);
-        }
-        // Fold the `l` side-by-side rows pairwise: row i += row i + upper.
-        let mut k = wide.l;
+    /// The `l` side-by-side rows of a widened sum (`acc`, `l * width` accumulators) folded
+    /// pairwise into one and narrowed into `out`.
+    fn fold_wide(&self, width: usize, l: usize, acc: &mut [T::Acc], out: &mut [T]) {
+        // Row i += row i + upper, halving the rows each pass.
+        let mut k = l;
         while k > 1 {
             let upper = k.div_ceil(2);
             let (low, high) = acc.split_at_mut(upper * width);

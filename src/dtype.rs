@@ -183,3 +183,25 @@ macro_rules! numeric_dispatch_rows {
     };
 }
 pub(crate) use numeric_dispatch_rows;
+
+/// Runs `$body` with `$T` a type alias for the Rust type of the [`DType`] `$d`.
+macro_rules! dtype_dispatch {
+    ($d:expr, $T:ident => $body:expr) => {
+        crate::dtype::dtype_table!(crate::dtype::dtype_dispatch_rows!($d, $T, $body))
+    };
+}
+pub(crate) use dtype_dispatch;
+
+macro_rules! dtype_dispatch_rows {
+    ($d:expr, $T:ident, $body:expr ; $(($v:ident, $ty:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        match $d {
+            $(
+                crate::dtype::DType::$v => {
+                    type $T = $ty;
+                    $body
+                }
+            )*
+        }
+    };
+}
+pub(crate) use dtype_dispatch_rows;

@@ -296,6 +296,38 @@ pub enum BroadcastError {
         /// The element type's name.
         dtype: &'static str,
     },
+
+    /// An element-wise op was given a number of operands it does not take.
+    #[error("{op} takes {expected} operand(s), got {got}")]
+    Arity {
+        /// The operation.
+        op: &'static str,
+        /// How many it takes (`2`, `5`, `1 or more`).
+        expected: &'static str,
+        /// How many it was given.
+        got: usize,
+    },
+
+    /// An element-wise op's attribute has a value the op is not defined for.
+    #[error("{op}: {reason}")]
+    InvalidAttribute {
+        /// The operation.
+        op: &'static str,
+        /// What is wrong with the value.
+        reason: String,
+    },
+
+    /// An element-wise op was given an auto-broadcast rule it does not take (the ONNX ops
+    /// broadcast by the numpy rule only; PRelu by its own rule).
+    #[error("{op} broadcasts by {takes}, not by auto_broadcast {given}")]
+    RuleNotTaken {
+        /// The operation.
+        op: &'static str,
+        /// The rule it takes.
+        takes: &'static str,
+        /// The rule it was given.
+        given: &'static str,
+    },
 }
 
 impl BroadcastError {

@@ -1,43 +1,22 @@
-//! [`Tensor`]-level entry points: the element type is found at run time.
+//! The runtime-typed entry points: operands as [`TensorView`]s (or [`Tensor`]s, viewed),
+//! output fresh or into a caller's view. One dispatch from the element type (the dtype
+//! table) to the op table's kernel for that type's kind.
 
-use super::compare::compare;
-use super::exec::{run_select, Dest};
-use super::logical::logical;
-use super::ops::{Arith, BinaryOp, Family};
+use ndarray::{ArrayD, ArrayViewD};
+
+use super::exec::{run_select, Fresh, Into, Sink};
+use super::kernels::{
+    bool_bool, bool_same, float_bool, float_pow_mixed, float_same, half_bool, half_pow_mixed,
+    half_same, int_bool, int_pow_mixed, int_same, Job, MixedPow,
+};
+use super::kinds::{AsExponent, ExponentValue};
+use super::table::{EltwiseOp, KernelKind, Out, Shape};
+use super::view::{TensorView, TensorViewMut, ViewElement};
 use crate::auto_broadcast::AutoBroadcast;
-use crate::dtype::DType;
+use crate::dtype::{dtype_dispatch, dtype_table, DType};
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
 use crate::tensor::Tensor;
-
-/// Runs `$body` for two tensors of the same numeric variant, with `$x`, `$y` their arrays and
-/// `$v` the variant's constructor; `$other` for any other pair.
-macro_rules! same_numeric {
-    ($a:expr, $b:expr, |$x:ident, $y:ident, $v:ident| $body:expr, $other:expr) => {
-        same_numeric!(@arms $a, $b, $x, $y, $v, $body, $other;
-            I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64)
-    };
-    (@arms $a:expr, $b:expr, $x:ident, $y:ident, $v:ident, $body:expr, $other:expr; $($var:ident)*) => {
-        match ($a, $b) {
-            $(
-                (Tensor::$var($x), Tensor::$var($y)) => {
-                    #[allow(unused_imports)]
-                    use Tensor::$var as $v;
-                    $body
-                }
-            )*
-            _ => $other,
-        }
-    };
-}
-
-/// As `same_numeric!`, over every element type (bool and strings included).
-macro_rules! same_any {
-    ($a:expr, $b:expr, |$x:ident, $y:ident, $v:ident| $body:expr, $other:expr) => {
-        same_numeric!(@arms $a, $b, $x, $y, $v, $body, $other;
-            Bool I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64 String)
-    };
-}
 
 fn mismatch(op: &'static str, left: DType, right: DType) -> BroadcastError {
     BroadcastError::DTypeMismatch {
@@ -47,42 +26,429 @@ fn mismatch(op: &'static str, left: DType, right: DType) -> BroadcastError {
     }
 }
 
-fn unsupported(op: &'static str, dtype: DType) -> BroadcastError {
-    BroadcastError::UnsupportedType {
-        op,
-        dtype: dtype.name(),
+/// Where a run's output goes, with its element type known only at run time.
+pub(crate) trait Output {
+    /// What the entry point returns.
+    type Ret;
+    /// The typed destination for element type `C`.
+    type To<C: ViewElement>: Sink<C>;
+    /// Refuses an output of another element type than `want`.
+    fn check_dtype(&self, op: &'static str, want: DType) -> Result<(), BroadcastError>;
+    /// The typed destination (the type was checked by `check_dtype`).
+    fn to<C: ViewElement>(self, op: &'static str) -> Result<Self::To<C>, BroadcastError>;
+    /// The entry point's return value from the typed run's.
+    fn ret<C: ViewElement>(out: <Self::To<C> as Sink<C>>::Out) -> Self::Ret;
+}
+
+/// A new tensor.
+struct NewTensor;
+
+impl Output for NewTensor {
+    type Ret = Tensor;
+    type To<C: ViewElement> = Fresh;
+
+    fn check_dtype(&self, _op: &'static str, _want: DType) -> Result<(), BroadcastError> {
+        Ok(())
+    }
+
+    fn to<C: ViewElement>(self, _op: &'static str) -> Result<Fresh, BroadcastError> {
+        Ok(Fresh)
+    }
+
+    fn ret<C: ViewElement>(out: ArrayD<C>) -> Tensor {
+        C::into_tensor(out)
     }
 }
 
-/// The output element type of `op` on operands of type `dtype`, or why there is none.
-fn out_dtype(op: BinaryOp, dtype: DType) -> Result<DType, BroadcastError> {
-    let ok = match op.family() {
-        Family::Arith => !matches!(dtype, DType::Bool | DType::String),
-        Family::Compare => dtype != DType::String,
-        Family::Logical => dtype == DType::Bool,
-    };
-    if !ok {
-        return Err(unsupported(op.name(), dtype));
+/// The caller's view.
+struct IntoView<'o>(TensorViewMut<'o>);
+
+impl<'o> Output for IntoView<'o> {
+    type Ret = ();
+    type To<C: ViewElement> = Into<'o, C>;
+
+    fn check_dtype(&self, op: &'static str, want: DType) -> Result<(), BroadcastError> {
+        if self.0.dtype() != want {
+            return Err(mismatch(op, want, self.0.dtype()));
+        }
+        Ok(())
     }
-    Ok(if op.family() == Family::Arith {
-        dtype
-    } else {
-        DType::Bool
+
+    fn to<C: ViewElement>(self, op: &'static str) -> Result<Into<'o, C>, BroadcastError> {
+        let got = self.0.dtype();
+        C::view_mut_of(self.0)
+            .map(Into)
+            .ok_or_else(|| mismatch(op, C::DTYPE, got))
+    }
+
+    fn ret<C: ViewElement>(_out: ()) {}
+}
+
+/// Calls `f` with `items` mapped by `map` (None if any maps to None), without allocating
+/// for up to five items.
+fn mapped<I, V, R>(
+    items: &[I],
+    map: impl Fn(&I) -> Option<V>,
+    f: impl FnOnce(&[V]) -> R,
+) -> Option<R> {
+    let m = |i: usize| map(&items[i]);
+    Some(match items.len() {
+        1 => f(&[m(0)?]),
+        2 => f(&[m(0)?, m(1)?]),
+        3 => f(&[m(0)?, m(1)?, m(2)?]),
+        4 => f(&[m(0)?, m(1)?, m(2)?, m(3)?]),
+        5 => f(&[m(0)?, m(1)?, m(2)?, m(3)?, m(4)?]),
+        _ => {
+            let all: Option<Vec<V>> = items.iter().map(map).collect();
+            f(&all?)
+        }
     })
 }
 
-fn returned<T>(r: Option<T>) -> T {
-    r.expect("a fresh output is returned")
+/// Calls `f` with views of `tensors`, without allocating for up to five.
+fn with_views<R>(tensors: &[&Tensor], f: impl FnOnce(&[TensorView<'_>]) -> R) -> R {
+    match tensors {
+        [a] => f(&[a.view()]),
+        [a, b] => f(&[a.view(), b.view()]),
+        [a, b, c] => f(&[a.view(), b.view(), c.view()]),
+        [a, b, c, d] => f(&[a.view(), b.view(), c.view(), d.view()]),
+        [a, b, c, d, e] => f(&[a.view(), b.view(), c.view(), d.view(), e.view()]),
+        _ => f(&tensors.iter().map(|t| t.view()).collect::<Vec<_>>()),
+    }
+}
+
+/// An element type's way to its kernels: the kind's generated functions (from its row of the
+/// element-type table).
+trait Kernels: ViewElement + AsExponent {
+    fn run<O: Output>(
+        op: EltwiseOp,
+        operands: &[ArrayViewD<'_, Self>],
+        spec: &AutoBroadcast,
+        par: Parallelism<'_>,
+        out: O,
+    ) -> Result<O::Ret, BroadcastError>;
+
+    /// ONNX Pow with an exponent of another type (see [`MixedPow`]).
+    fn run_mixed<O: Output>(job: MixedPow<'_, '_, Self>, out: O) -> Result<O::Ret, BroadcastError>;
+}
+
+macro_rules! kind_kernels {
+    ($same:ident, $boolean:ident, $mixed:ident) => {
+        kind_kernels!($same, $boolean);
+
+        fn run_mixed<O: Output>(
+            job: MixedPow<'_, '_, Self>,
+            out: O,
+        ) -> Result<O::Ret, BroadcastError> {
+            let to = out.to::<Self>(job.op.name())?;
+            Ok(O::ret::<Self>($mixed(&job, to)?))
+        }
+    };
+    ($same:ident, $boolean:ident) => {
+        fn run<O: Output>(
+            op: EltwiseOp,
+            operands: &[ArrayViewD<'_, Self>],
+            spec: &AutoBroadcast,
+            par: Parallelism<'_>,
+            out: O,
+        ) -> Result<O::Ret, BroadcastError> {
+            let job = Job {
+                op,
+                operands,
+                spec,
+                par,
+                dtype: <Self as crate::Element>::DTYPE.name(),
+            };
+            match op.out() {
+                Out::Same => Ok(O::ret::<Self>($same(&job, out.to::<Self>(op.name())?)?)),
+                Out::Bool => Ok(O::ret::<bool>($boolean(&job, out.to::<bool>(op.name())?)?)),
+            }
+        }
+    };
+}
+
+/// Bool and strings are no base of Pow (refused by `output_dtype` before this is reached).
+macro_rules! no_mixed {
+    () => {
+        fn run_mixed<O: Output>(
+            job: MixedPow<'_, '_, Self>,
+            _out: O,
+        ) -> Result<O::Ret, BroadcastError> {
+            Err(BroadcastError::UnsupportedType {
+                op: job.op.name(),
+                dtype: <Self as crate::Element>::DTYPE.name(),
+            })
+        }
+    };
+}
+
+macro_rules! kernels_impl {
+    (Int, $t:ty, $lane:tt) => {
+        impl Kernels for $t {
+            kind_kernels!(int_same, int_bool, int_pow_mixed);
+        }
+    };
+    (Uint, $t:ty, $lane:tt) => {
+        impl Kernels for $t {
+            kind_kernels!(int_same, int_bool, int_pow_mixed);
+        }
+    };
+    (Float, $t:ty, u16) => {
+        impl Kernels for $t {
+            kind_kernels!(half_same, half_bool, half_pow_mixed);
+        }
+    };
+    (Float, $t:ty, $lane:tt) => {
+        impl Kernels for $t {
+            kind_kernels!(float_same, float_bool, float_pow_mixed);
+        }
+    };
+    (Bool, $t:ty, $lane:tt) => {
+        impl Kernels for $t {
+            kind_kernels!(bool_same, bool_bool);
+            no_mixed!();
+        }
+    };
+    (Text, $t:ty, $lane:tt) => {
+        impl Kernels for $t {
+            fn run<O: Output>(
+                op: EltwiseOp,
+                _operands: &[ArrayViewD<'_, Self>],
+                _spec: &AutoBroadcast,
+                _par: Parallelism<'_>,
+                _out: O,
+            ) -> Result<O::Ret, BroadcastError> {
+                Err(BroadcastError::UnsupportedType {
+                    op: op.name(),
+                    dtype: <Self as crate::Element>::DTYPE.name(),
+                })
+            }
+            no_mixed!();
+        }
+    };
+}
+
+macro_rules! define_kernel_impls {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(kernels_impl!($kind, $t, $lane);)*
+    };
+}
+dtype_table!(define_kernel_impls!);
+
+/// Runs `op` on `inputs` into `out`: the checks every op shares, then the typed kernel.
+fn run<O: Output>(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    out: O,
+    par: Parallelism<'_>,
+) -> Result<O::Ret, BroadcastError> {
+    op.check_arity(inputs.len())?;
+    op.check_attributes()?;
+    if op.shape() == Shape::Select {
+        return select(inputs, spec, out, par);
+    }
+    let dtype = inputs[0].dtype();
+    if op.shape() == Shape::Mixed && inputs[1].dtype() != dtype {
+        return mixed(op, inputs, spec, out, par);
+    }
+    if let Some(other) = inputs.iter().find(|v| v.dtype() != dtype) {
+        return Err(mismatch(op.name(), dtype, other.dtype()));
+    }
+    let want = op.output_dtype(dtype)?;
+    out.check_dtype(op.name(), want)?;
+    dtype_dispatch!(dtype, T => {
+        mapped(inputs, T::view_of, |views| T::run(op, views, spec, par, out))
+            .unwrap_or_else(|| Err(mismatch(op.name(), dtype, dtype)))
+    })
+}
+
+/// ONNX Pow with base and exponent of different types: the exponent is read into exact
+/// values (one array of the exponent's size), the base in place.
+fn mixed<O: Output>(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    out: O,
+    par: Parallelism<'_>,
+) -> Result<O::Ret, BroadcastError> {
+    let [base, exponent] = inputs else {
+        return Err(BroadcastError::Arity {
+            op: op.name(),
+            expected: "2",
+            got: inputs.len(),
+        });
+    };
+    let (dtype, edtype) = (base.dtype(), exponent.dtype());
+    let want = op.output_dtype(dtype)?;
+    out.check_dtype(op.name(), want)?;
+    let refused = || BroadcastError::UnsupportedType {
+        op: op.name(),
+        dtype: edtype.name(),
+    };
+    let ekind = KernelKind::of(edtype);
+    if !matches!(
+        ekind,
+        KernelKind::Signed | KernelKind::Unsigned | KernelKind::Float | KernelKind::Half
+    ) {
+        return Err(refused());
+    }
+    // numpy promotes a float base to f64 under a 32/64-bit integer or an f64 exponent.
+    let wide = edtype == DType::F64
+        || (ekind != KernelKind::Float && ekind != KernelKind::Half && edtype.size() >= 4);
+    let values: ArrayD<ExponentValue> = dtype_dispatch!(edtype, E => {
+        let view = E::view_of(exponent).ok_or_else(refused)?;
+        let mut v: Vec<ExponentValue> = crate::exec::reserve(view.len(), view.shape(), false)?;
+        for x in view.iter() {
+            v.push(x.exponent().ok_or_else(refused)?);
+        }
+        ArrayD::from_shape_vec(view.raw_dim(), v).map_err(|_| refused())?
+    });
+    dtype_dispatch!(dtype, T => {
+        let Some(base) = T::view_of(base) else {
+            return Err(mismatch(op.name(), dtype, dtype));
+        };
+        let job = MixedPow {
+            op,
+            base,
+            exponent: values.view(),
+            wide,
+            spec,
+            par,
+        };
+        T::run_mixed(job, out)
+    })
+}
+
+/// Select: a bool condition, then and else of one (any) element type.
+fn select<O: Output>(
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    out: O,
+    par: Parallelism<'_>,
+) -> Result<O::Ret, BroadcastError> {
+    let [cond, then, else_] = inputs else {
+        return Err(BroadcastError::Arity {
+            op: "select",
+            expected: "3",
+            got: inputs.len(),
+        });
+    };
+    let TensorView::Bool(cond) = cond else {
+        return Err(BroadcastError::UnsupportedType {
+            op: "select condition",
+            dtype: cond.dtype().name(),
+        });
+    };
+    let dtype = then.dtype();
+    if else_.dtype() != dtype {
+        return Err(mismatch("select", dtype, else_.dtype()));
+    }
+    out.check_dtype("select", dtype)?;
+    dtype_dispatch!(dtype, T => match (T::view_of(then), T::view_of(else_)) {
+        (Some(t), Some(e)) => {
+            let to = out.to::<T>("select")?;
+            Ok(O::ret::<T>(run_select(cond.clone(), t, e, spec, to, par)?))
+        }
+        _ => Err(mismatch("select", dtype, else_.dtype())),
+    })
+}
+
+/// `op` on `inputs` (viewed in place, any layout) under `spec`, into a new tensor, on the
+/// threads `par` names. The output type is [`EltwiseOp::output_dtype`] of operand 0's.
+///
+/// # Errors
+/// [`BroadcastError::Arity`] for a count of operands the op does not take;
+/// [`BroadcastError::InvalidAttribute`]; [`BroadcastError::DTypeMismatch`] when operands
+/// differ in type (Select: `then` and `else`); [`BroadcastError::UnsupportedType`] for a
+/// type the op has no body for; [`BroadcastError::RuleNotTaken`] for pdpd on an op that
+/// broadcasts by its own rule; [`BroadcastError::DivisionByZero`] for an integer division or
+/// remainder by zero; the broadcast rule's errors.
+pub fn eltwise_view(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    par: Parallelism<'_>,
+) -> Result<Tensor, BroadcastError> {
+    run(op, inputs, spec, NewTensor, par)
+}
+
+/// [`eltwise_view`] into `out`, which must have the output's element type and shape; a
+/// row-major `out` is written in place.
+///
+/// # Errors
+/// As [`eltwise_view`]; [`BroadcastError::DTypeMismatch`] when `out` has another element type
+/// (left: the op's output type, right: `out`'s); [`BroadcastError::OutputShape`] when it has
+/// another shape.
+pub fn eltwise_view_into(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    out: TensorViewMut<'_>,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    run(op, inputs, spec, IntoView(out), par)
+}
+
+/// [`eltwise_view`] on tensors, on rayon's current pool for large outputs.
+///
+/// ```
+/// use bcast::{eltwise, AutoBroadcast, EltwiseOp, Tensor};
+/// use ndarray::array;
+/// let a = Tensor::F32(array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn());
+/// let b = Tensor::F32(array![10.0f32, 20.0].into_dyn());
+/// let c = Tensor::F32(ndarray::arr0(0.5f32).into_dyn());
+/// let sum = eltwise(EltwiseOp::Sum, &[&a, &b, &c], &AutoBroadcast::Numpy)?;
+/// assert_eq!(sum, Tensor::F32(array![[11.5f32, 22.5], [13.5, 24.5]].into_dyn()));
+/// # Ok::<(), bcast::BroadcastError>(())
+/// ```
+///
+/// # Errors
+/// As [`eltwise_view`].
+pub fn eltwise(
+    op: EltwiseOp,
+    inputs: &[&Tensor],
+    spec: &AutoBroadcast,
+) -> Result<Tensor, BroadcastError> {
+    with_views(inputs, |views| {
+        eltwise_view(op, views, spec, Parallelism::Auto)
+    })
+}
+
+/// [`eltwise`] into `out`, which must already have the output's element type and shape.
+///
+/// # Errors
+/// As [`eltwise_view_into`].
+pub fn eltwise_into(
+    op: EltwiseOp,
+    inputs: &[&Tensor],
+    spec: &AutoBroadcast,
+    out: &mut Tensor,
+) -> Result<(), BroadcastError> {
+    eltwise_into_with(op, inputs, spec, out, Parallelism::Auto)
+}
+
+/// [`eltwise_into`] with a choice of threads.
+///
+/// # Errors
+/// As [`eltwise_view_into`].
+pub fn eltwise_into_with(
+    op: EltwiseOp,
+    inputs: &[&Tensor],
+    spec: &AutoBroadcast,
+    out: &mut Tensor,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    with_views(inputs, |views| {
+        eltwise_view_into(op, views, spec, out.view_mut(), par)
+    })
 }
 
 /// `op` on two tensors of the same element type under `spec`, into a new tensor (bool for
-/// comparisons and logical ops, else the operands' type).
+/// comparisons and logical ops, else the operands' type): [`eltwise`] with two operands.
 ///
 /// # Errors
-/// [`BroadcastError::DTypeMismatch`] when `a` and `b` differ in type;
-/// [`BroadcastError::UnsupportedType`] for arithmetic on bool or strings, comparisons on
-/// strings, logical ops on anything but bool; [`BroadcastError::DivisionByZero`] for an
-/// integer Divide, Mod or FloorMod by zero; the broadcast rule's errors.
+/// As [`eltwise`].
 ///
 /// ```
 /// use bcast::{binary, AutoBroadcast, BinaryOp, Tensor};
@@ -94,63 +460,20 @@ fn returned<T>(r: Option<T>) -> T {
 /// # Ok::<(), bcast::BroadcastError>(())
 /// ```
 pub fn binary(
-    op: BinaryOp,
+    op: EltwiseOp,
     a: &Tensor,
     b: &Tensor,
     spec: &AutoBroadcast,
 ) -> Result<Tensor, BroadcastError> {
-    if a.dtype() != b.dtype() {
-        return Err(mismatch(op.name(), a.dtype(), b.dtype()));
-    }
-    out_dtype(op, a.dtype())?;
-    let par = Parallelism::Auto;
-    let unsupported = || Err(unsupported(op.name(), a.dtype()));
-    match op.family() {
-        Family::Arith => same_numeric!(
-            a,
-            b,
-            |x, y, V| {
-                Arith::arith(op, x.view(), y.view(), spec, Dest::Fresh, par).map(|r| V(returned(r)))
-            },
-            unsupported()
-        ),
-        Family::Compare => {
-            let r = same_numeric!(
-                a,
-                b,
-                |x, y, _V| compare(op, x.view(), y.view(), spec, Dest::Fresh, par),
-                match (a, b) {
-                    (Tensor::Bool(x), Tensor::Bool(y)) => {
-                        compare(op, x.view(), y.view(), spec, Dest::Fresh, par)
-                    }
-                    _ => None,
-                }
-            );
-            match r {
-                Some(r) => r.map(|r| Tensor::Bool(returned(r))),
-                None => unsupported(),
-            }
-        }
-        Family::Logical => match (a, b) {
-            (Tensor::Bool(x), Tensor::Bool(y)) => {
-                match logical(op, x.view(), y.view(), spec, Dest::Fresh, par) {
-                    Some(r) => r.map(|r| Tensor::Bool(returned(r))),
-                    None => unsupported(),
-                }
-            }
-            _ => unsupported(),
-        },
-    }
+    eltwise_view(op, &[a.view(), b.view()], spec, Parallelism::Auto)
 }
 
 /// [`binary`] into `out`, which must already have the output's element type and shape.
 ///
 /// # Errors
-/// As [`binary`]; [`BroadcastError::DTypeMismatch`] when `out` has another element type
-/// (left: the op's output type, right: `out`'s); [`BroadcastError::OutputShape`] when it has
-/// another shape.
+/// As [`eltwise_into`].
 pub fn binary_into(
-    op: BinaryOp,
+    op: EltwiseOp,
     a: &Tensor,
     b: &Tensor,
     spec: &AutoBroadcast,
@@ -165,62 +488,43 @@ pub fn binary_into(
 /// # Errors
 /// As [`binary_into`].
 pub fn binary_into_with(
-    op: BinaryOp,
+    op: EltwiseOp,
     a: &Tensor,
     b: &Tensor,
     spec: &AutoBroadcast,
     out: &mut Tensor,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    if a.dtype() != b.dtype() {
-        return Err(mismatch(op.name(), a.dtype(), b.dtype()));
-    }
-    let want = out_dtype(op, a.dtype())?;
-    if out.dtype() != want {
-        return Err(mismatch(op.name(), want, out.dtype()));
-    }
-    let unsupported = || Err(unsupported(op.name(), a.dtype()));
-    match op.family() {
-        Family::Arith => same_numeric!(
-            a,
-            b,
-            |x, y, V| {
-                let V(o) = out else { return unsupported() };
-                Arith::arith(op, x.view(), y.view(), spec, Dest::Into(o.view_mut()), par).map(drop)
-            },
-            unsupported()
-        ),
-        Family::Compare | Family::Logical => {
-            let Tensor::Bool(o) = out else {
-                return unsupported();
-            };
-            let dest = Dest::Into(o.view_mut());
-            let r = if op.family() == Family::Logical {
-                match (a, b) {
-                    (Tensor::Bool(x), Tensor::Bool(y)) => {
-                        logical(op, x.view(), y.view(), spec, dest, par)
-                    }
-                    _ => None,
-                }
-            } else {
-                same_numeric!(
-                    a,
-                    b,
-                    |x, y, _V| compare(op, x.view(), y.view(), spec, dest, par),
-                    match (a, b) {
-                        (Tensor::Bool(x), Tensor::Bool(y)) => {
-                            compare(op, x.view(), y.view(), spec, dest, par)
-                        }
-                        _ => None,
-                    }
-                )
-            };
-            match r {
-                Some(r) => r.map(drop),
-                None => unsupported(),
-            }
-        }
-    }
+    eltwise_view_into(op, &[a.view(), b.view()], spec, out.view_mut(), par)
+}
+
+/// `op` on two views: [`eltwise_view`] with two operands.
+///
+/// # Errors
+/// As [`eltwise_view`].
+pub fn binary_view(
+    op: EltwiseOp,
+    a: TensorView<'_>,
+    b: TensorView<'_>,
+    spec: &AutoBroadcast,
+    par: Parallelism<'_>,
+) -> Result<Tensor, BroadcastError> {
+    eltwise_view(op, &[a.reborrow(), b.reborrow()], spec, par)
+}
+
+/// [`binary_view`] into `out` ([`eltwise_view_into`] with two operands).
+///
+/// # Errors
+/// As [`eltwise_view_into`].
+pub fn binary_view_into(
+    op: EltwiseOp,
+    a: TensorView<'_>,
+    b: TensorView<'_>,
+    spec: &AutoBroadcast,
+    out: TensorViewMut<'_>,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    eltwise_view_into(op, &[a.reborrow(), b.reborrow()], spec, out, par)
 }
 
 /// [`crate::select`] on tensors: `cond` must be bool, `then` and `else_` of one element type.
@@ -234,23 +538,60 @@ pub fn select_tensor(
     else_: &Tensor,
     spec: &AutoBroadcast,
 ) -> Result<Tensor, BroadcastError> {
-    let Tensor::Bool(c) = cond else {
-        return Err(unsupported("select condition", cond.dtype()));
-    };
-    same_any!(
-        then,
-        else_,
-        |t, e, V| {
-            run_select(
-                c.view(),
-                t.view(),
-                e.view(),
-                spec,
-                Dest::Fresh,
-                Parallelism::Auto,
-            )
-            .map(|r| V(returned(r)))
-        },
-        Err(mismatch("select", then.dtype(), else_.dtype()))
+    eltwise_view(
+        EltwiseOp::Select,
+        &[cond.view(), then.view(), else_.view()],
+        spec,
+        Parallelism::Auto,
+    )
+}
+
+/// [`crate::select`] on views: `then` and `else_` of one element type, into a new tensor, on
+/// the threads `par` names.
+///
+/// # Errors
+/// [`BroadcastError::DTypeMismatch`] when `then` and `else_` differ; as [`crate::select`].
+pub fn select_view(
+    cond: ArrayViewD<'_, bool>,
+    then: TensorView<'_>,
+    else_: TensorView<'_>,
+    spec: &AutoBroadcast,
+    par: Parallelism<'_>,
+) -> Result<Tensor, BroadcastError> {
+    eltwise_view(
+        EltwiseOp::Select,
+        &[
+            TensorView::Bool(cond.view()),
+            then.reborrow(),
+            else_.reborrow(),
+        ],
+        spec,
+        par,
+    )
+}
+
+/// [`select_view`] into `out`, which must have `then`'s element type and the output's shape.
+///
+/// # Errors
+/// As [`select_view`]; [`BroadcastError::DTypeMismatch`] when `out` has another element
+/// type; [`BroadcastError::OutputShape`] when it has another shape.
+pub fn select_view_into(
+    cond: ArrayViewD<'_, bool>,
+    then: TensorView<'_>,
+    else_: TensorView<'_>,
+    spec: &AutoBroadcast,
+    out: TensorViewMut<'_>,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    eltwise_view_into(
+        EltwiseOp::Select,
+        &[
+            TensorView::Bool(cond.view()),
+            then.reborrow(),
+            else_.reborrow(),
+        ],
+        spec,
+        out,
+        par,
     )
 }

@@ -26,8 +26,8 @@ use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::{
-    as_init, for_each_chunk, per_line, prefetch_ahead, reserve, Odometer, Parallelism, Slot,
-    STRING_COST_BYTES,
+    as_init, for_each_chunk, guarded, per_line, prefetch_ahead, reserve, Odometer, Parallelism,
+    Slot, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -166,6 +166,41 @@ impl<'a, T> Src<'a, T> {
 pub(crate) trait BinaryKernel<A, B, C>: Sync {
     /// `out[i] = f(a[i], b[i])` for every `i < out.len()`.
     fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]);
+
+    /// Refuses operands the op is not defined on (run once, when the output is not empty).
+    fn check(&self, _a: &ArrayViewD<'_, A>, _b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
+        Ok(())
+    }
+}
+
+/// A kernel that refuses a zero divisor (integer division and remainders): OpenVINO's
+/// reference divides by it, which is undefined in C++.
+pub(crate) struct RefuseZeroDivisor<K> {
+    pub(crate) kernel: K,
+    pub(crate) op: &'static str,
+    pub(crate) dtype: &'static str,
+}
+
+impl<A, B, C, K> BinaryKernel<A, B, C> for RefuseZeroDivisor<K>
+where
+    B: PartialEq + Default,
+    K: BinaryKernel<A, B, C>,
+{
+    #[inline(always)]
+    fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]) {
+        self.kernel.block(a, b, out);
+    }
+
+    fn check(&self, _a: &ArrayViewD<'_, A>, b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
+        let zero = B::default();
+        if b.iter().any(|x| *x == zero) {
+            return Err(BroadcastError::DivisionByZero {
+                op: self.op,
+                dtype: self.dtype,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// A binary kernel from an element function.
@@ -351,12 +386,89 @@ impl<T: Copy> Tile<T> {
     }
 }
 
-/// Where a fresh or caller's output goes.
-pub(crate) enum Dest<'o, C> {
-    /// Allocate a new array.
-    Fresh,
-    /// Write into this array (its shape must be the output's).
-    Into(ArrayViewMutD<'o, C>),
+/// Writes every slot of an output (the whole output of a plan, row-major), on whatever slot
+/// type the destination has.
+pub(crate) trait Writer<C>: Sync {
+    /// Writes all of `out`; Ok means every slot was written.
+    fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError>;
+}
+
+/// Where an op's output goes: [`Fresh`] (a new array) or [`Into`] (a caller's array). Each
+/// entry point names its destination's type, so a fresh run returns the array itself.
+pub(crate) trait Sink<C: Send> {
+    /// What the run returns: the array for a fresh output, nothing for a caller's.
+    type Out;
+    /// Lets `writer` fill the output of `plan` (a panic inside is an error).
+    fn finish<const N: usize, W: Writer<C>>(
+        self,
+        plan: &EltwisePlan<N>,
+        writer: &W,
+    ) -> Result<Self::Out, BroadcastError>;
+}
+
+/// A new row-major array.
+pub(crate) struct Fresh;
+
+/// The caller's array, which must have the output's shape (any layout; a row-major one is
+/// written in place).
+pub(crate) struct Into<'o, C>(pub(crate) ArrayViewMutD<'o, C>);
+
+/// Runs `writer` over `out`, a panic inside (the caller's closure included) becoming
+/// [`BroadcastError::WorkerPanicked`].
+fn write_guarded<C, S: Slot<C>, W: Writer<C>>(
+    writer: &W,
+    out: &mut [S],
+) -> Result<(), BroadcastError> {
+    guarded(|| writer.write(out)).and_then(|r| r)
+}
+
+impl<C: Send> Sink<C> for Fresh {
+    type Out = ArrayD<C>;
+
+    fn finish<const N: usize, W: Writer<C>>(
+        self,
+        plan: &EltwisePlan<N>,
+        writer: &W,
+    ) -> Result<ArrayD<C>, BroadcastError> {
+        fresh(plan, |out| write_guarded(writer, out))
+    }
+}
+
+impl<C: Send> Sink<C> for Into<'_, C> {
+    type Out = ();
+
+    fn finish<const N: usize, W: Writer<C>>(
+        self,
+        plan: &EltwisePlan<N>,
+        writer: &W,
+    ) -> Result<(), BroadcastError> {
+        let mut out = self.0;
+        check_out_shape(plan, &out)?;
+        if let Some(slice) = out.as_slice_mut() {
+            // Plain data is written through the same slots as a fresh output, so each writer
+            // is compiled once for both (the branch is decided per type at compile time).
+            if std::mem::needs_drop::<C>() {
+                return write_guarded(writer, as_init(slice));
+            }
+            // SAFETY: `MaybeUninit<C>` has the layout of `C`; the writers only ever store
+            // whole valid `C`s into their slots (never an uninitialised value), so the
+            // caller's array stays initialised whatever happens, and `C` has no drop glue
+            // that overwriting could skip.
+            let slots = unsafe {
+                std::slice::from_raw_parts_mut(
+                    slice.as_mut_ptr().cast::<MaybeUninit<C>>(),
+                    slice.len(),
+                )
+            };
+            return write_guarded(writer, slots);
+        }
+        // A caller's output that is not row-major: compute, then move in.
+        let tmp = fresh(plan, |o| write_guarded(writer, o))?;
+        for (o, v) in out.iter_mut().zip(tmp) {
+            *o = v;
+        }
+        Ok(())
+    }
 }
 
 /// What one element of output costs to write, in bytes of plain writes (for chunking).
@@ -396,21 +508,23 @@ fn check_out_shape<C, const N: usize>(
     Ok(())
 }
 
-/// Runs a binary op: plans `a` and `b` under `spec` (PDPD: `b` onto `a`) and writes
-/// `kernel`'s output to `dest`. Returns the array when `dest` is [`Dest::Fresh`].
-pub(crate) fn run_binary<A, B, C, K>(
+/// Runs a binary op: plans `a` and `b` under `spec` (PDPD: `b` onto `a`), lets `kernel`
+/// refuse the operands once the output is known not to be empty ([`BinaryKernel::check`]),
+/// and writes its output to `sink`.
+pub(crate) fn run_binary<A, B, C, K, D>(
     a: ArrayViewD<'_, A>,
     b: ArrayViewD<'_, B>,
     spec: &AutoBroadcast,
     kernel: &K,
-    dest: Dest<'_, C>,
+    sink: D,
     par: Parallelism<'_>,
-) -> Result<Option<ArrayD<C>>, BroadcastError>
+) -> Result<D::Out, BroadcastError>
 where
     A: Copy + Sync,
     B: Copy + Sync,
     C: Send,
     K: BinaryKernel<A, B, C>,
+    D: Sink<C>,
 {
     let plan = EltwisePlan::<2>::new(
         [a.shape(), b.shape()],
@@ -419,53 +533,44 @@ where
         spec,
         true,
     )?;
-    let ops = (Operand::of(&a), Operand::of(&b));
-    match dest {
-        Dest::Fresh => fresh(&plan, |out| write_binary(&plan, ops, kernel, out, par)).map(Some),
-        Dest::Into(mut out) => {
-            check_out_shape(&plan, &out)?;
-            if let Some(slice) = out.as_slice_mut() {
-                write_binary(&plan, ops, kernel, as_init(slice), par)?;
-            } else {
-                // A caller's output that is not row-major: compute, then move in.
-                let tmp = fresh(&plan, |o| write_binary(&plan, ops, kernel, o, par))?;
-                for (o, v) in out.iter_mut().zip(tmp) {
-                    *o = v;
-                }
-            }
-            Ok(None)
-        }
+    if plan.len() > 0 {
+        kernel.check(&a, &b)?;
     }
+    let writer = BinaryWriter {
+        plan: &plan,
+        ops: (Operand::of(&a), Operand::of(&b)),
+        kernel,
+        par,
+    };
+    sink.finish(&plan, &writer)
 }
 
-/// Writes every slot of `out` (the whole output of `plan`, row-major).
-fn write_binary<A, B, C, K, S>(
-    plan: &EltwisePlan<2>,
-    (a, b): (Operand<'_, A>, Operand<'_, B>),
-    kernel: &K,
-    out: &mut [S],
-    par: Parallelism<'_>,
-) -> Result<(), BroadcastError>
+struct BinaryWriter<'p, 'v, A, B, K> {
+    plan: &'p EltwisePlan<2>,
+    ops: (Operand<'v, A>, Operand<'v, B>),
+    kernel: &'p K,
+    par: Parallelism<'p>,
+}
+
+impl<A, B, C, K> Writer<C> for BinaryWriter<'_, '_, A, B, K>
 where
     A: Copy + Sync,
     B: Copy + Sync,
     C: Send,
-    S: Slot<C>,
     K: BinaryKernel<A, B, C>,
 {
-    assert_eq!(out.len(), plan.len(), "eltwise: output length");
-    if out.is_empty() {
-        return Ok(());
-    }
-    // A caller's closure may panic on the calling thread too (small outputs run serially):
-    // that is a worker failure like any other.
-    caught(|| {
-        for_each_chunk(out, cost_bytes::<C>(), par, |start, chunk| {
+    fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
+        let (plan, (a, b), kernel) = (self.plan, self.ops, self.kernel);
+        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        if out.is_empty() {
+            return Ok(());
+        }
+        for_each_chunk(out, cost_bytes::<C>(), self.par, |start, chunk| {
             let (mut ta, mut tb) = (Tile::new(), Tile::new());
             let len = chunk.len();
             walk(plan, start, len, |pieces, from, n| {
-                // SAFETY: the pieces come from walking `plan`, built from the very views `a` and
-                // `b` point into, over output positions of this chunk: every offset they
+                // SAFETY: the pieces come from walking `plan`, built from the very views `a`
+                // and `b` point into, over output positions of this chunk: every offset they
                 // describe is an element of the matching view.
                 unsafe {
                     binary_stretch(
@@ -478,20 +583,7 @@ where
                 };
             });
         })
-    })
-}
-
-/// Runs `f`, turning a panic into [`BroadcastError::WorkerPanicked`].
-fn caught(f: impl FnOnce() -> Result<(), BroadcastError>) -> Result<(), BroadcastError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        Err(BroadcastError::WorkerPanicked {
-            reason: payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "non-text panic payload".into()),
-        })
-    })
+    }
 }
 
 /// One stretch of a binary op, cut where a periodic operand's tile runs out.
@@ -575,15 +667,15 @@ unsafe fn source<'t, T: Copy>(
 }
 
 /// Runs Select: plans `cond`, `then`, `else_` under `spec` (numpy: all three together;
-/// pdpd: `cond` and `else_` onto `then`) and writes the picks to `dest`.
-pub(crate) fn run_select<T: Clone + Send + Sync>(
+/// pdpd: `cond` and `else_` onto `then`) and writes the picks to `sink`.
+pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
     cond: ArrayViewD<'_, bool>,
     then: ArrayViewD<'_, T>,
     else_: ArrayViewD<'_, T>,
     spec: &AutoBroadcast,
-    dest: Dest<'_, T>,
+    sink: D,
     par: Parallelism<'_>,
-) -> Result<Option<ArrayD<T>>, BroadcastError> {
+) -> Result<D::Out, BroadcastError> {
     let plan = EltwisePlan::<3>::new(
         [then.shape(), cond.shape(), else_.shape()],
         [then.strides(), cond.strides(), else_.strides()],
@@ -591,52 +683,381 @@ pub(crate) fn run_select<T: Clone + Send + Sync>(
         spec,
         false,
     )?;
-    let ops = (Operand::of(&then), Operand::of(&cond), Operand::of(&else_));
-    match dest {
-        Dest::Fresh => fresh(&plan, |out| write_select(&plan, ops, out, par)).map(Some),
-        Dest::Into(mut out) => {
-            check_out_shape(&plan, &out)?;
-            if let Some(slice) = out.as_slice_mut() {
-                write_select(&plan, ops, as_init(slice), par)?;
-            } else {
-                let tmp = fresh(&plan, |o| write_select(&plan, ops, o, par))?;
-                for (o, v) in out.iter_mut().zip(tmp) {
-                    *o = v;
+    let writer = SelectWriter {
+        plan: &plan,
+        ops: (Operand::of(&then), Operand::of(&cond), Operand::of(&else_)),
+        par,
+    };
+    sink.finish(&plan, &writer)
+}
+
+struct SelectWriter<'p, 'v, T> {
+    plan: &'p EltwisePlan<3>,
+    ops: (Operand<'v, T>, Operand<'v, bool>, Operand<'v, T>),
+    par: Parallelism<'p>,
+}
+
+impl<T: Clone + Send + Sync> Writer<T> for SelectWriter<'_, '_, T> {
+    fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
+        let (plan, (t, c, e)) = (self.plan, self.ops);
+        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        if out.is_empty() {
+            return Ok(());
+        }
+        for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
+            walk(plan, start, chunk.len(), |pieces, from, n| {
+                let run = |p: &Piece| match *p {
+                    Piece::Run { offset, stride } => (offset, stride),
+                    // The plan was built without periodic rows.
+                    Piece::Periodic { .. } => unreachable!("select plans have no periodic rows"),
+                };
+                let ((ot, st), (oc, sc), (oe, se)) =
+                    (run(&pieces[0]), run(&pieces[1]), run(&pieces[2]));
+                // SAFETY: the pieces come from walking `plan`, built from the views `t`, `c`
+                // and `e` point into, over output positions of this chunk, so each of the `n`
+                // offsets of each run is an element of its view.
+                let (st, sc, se) =
+                    unsafe { (t.run(ot, st, n), c.run(oc, sc, n), e.run(oe, se, n)) };
+                select_block(sc, st, se, &mut chunk[from..from + n]);
+            });
+        })
+    }
+}
+
+/// Operands a variadic op reads in one pass; more are folded in groups of this many, each
+/// group's partial result (in the element type, as the references accumulate) feeding the
+/// next.
+pub(crate) const FOLD_MAX: usize = 16;
+
+/// Elements folded at a time (one accumulator block on the stack).
+const FOLD_BLOCK: usize = 256;
+
+/// A variadic op as a left fold: `start(x0)`, then `acc = step(acc, xj)` for each further
+/// operand in order, then `finish(acc, count)`.
+pub(crate) struct Fold<F0, F, G> {
+    pub(crate) start: F0,
+    pub(crate) step: F,
+    pub(crate) finish: G,
+}
+
+/// Which part of a fold a pass computes (all of it, unless there are more than
+/// [`FOLD_MAX`] operands).
+#[derive(Clone, Copy)]
+struct FoldPass {
+    /// Operand 0 is an earlier group's partial result: `start` is not applied again.
+    partial: bool,
+    /// The total operand count, when this pass finishes the fold.
+    finish: Option<usize>,
+}
+
+impl<F0, F, G> Fold<F0, F, G> {
+    #[inline(always)]
+    fn block<T, S>(&self, srcs: &[Src<'_, T>], pass: FoldPass, out: &mut [S])
+    where
+        T: Copy + Default,
+        S: Slot<T>,
+        F0: Fn(T) -> T,
+        F: Fn(T, T) -> T,
+        G: Fn(T, usize) -> T,
+    {
+        let mut block = [T::default(); FOLD_BLOCK];
+        let mut from = 0;
+        for chunk in out.chunks_mut(FOLD_BLOCK) {
+            let m = chunk.len();
+            let acc = &mut block[..m];
+            match srcs[0] {
+                Src::Contig(x) => acc.copy_from_slice(&x[from..from + m]),
+                Src::Splat(&x) => acc.fill(x),
+                src @ Src::Strided(_) => {
+                    for (i, a) in acc.iter_mut().enumerate() {
+                        *a = *src.get(from + i);
+                    }
                 }
             }
-            Ok(None)
+            if !pass.partial {
+                for a in acc.iter_mut() {
+                    *a = (self.start)(*a);
+                }
+            }
+            // One operand at a time over the block: each loop is a plain binary loop the
+            // compiler vectorises.
+            for src in &srcs[1..] {
+                match *src {
+                    Src::Contig(x) => {
+                        for (a, &x) in acc.iter_mut().zip(&x[from..from + m]) {
+                            *a = (self.step)(*a, x);
+                        }
+                    }
+                    Src::Splat(&x) => {
+                        for a in acc.iter_mut() {
+                            *a = (self.step)(*a, x);
+                        }
+                    }
+                    Src::Strided(_) => {
+                        for (i, a) in acc.iter_mut().enumerate() {
+                            *a = (self.step)(*a, *src.get(from + i));
+                        }
+                    }
+                }
+            }
+            if let Some(count) = pass.finish {
+                for a in acc.iter_mut() {
+                    *a = (self.finish)(*a, count);
+                }
+            }
+            for (o, &a) in chunk.iter_mut().zip(acc.iter()) {
+                o.put(a);
+            }
+            from += m;
         }
     }
 }
 
-type SelectOps<'a, T> = (Operand<'a, T>, Operand<'a, bool>, Operand<'a, T>);
-
-fn write_select<T: Clone + Send + Sync, S: Slot<T>>(
-    plan: &EltwisePlan<3>,
-    (t, c, e): SelectOps<'_, T>,
-    out: &mut [S],
+/// Runs a variadic op over `operands` (numpy's rule over all of them), one pass for up to
+/// [`FOLD_MAX`] operands, and writes the result to `sink`.
+///
+/// # Errors
+/// [`BroadcastError::Arity`] for no operand; the numpy rule's errors; as every executor.
+pub(crate) fn run_fold<T, F0, F, G, D>(
+    op: &'static str,
+    operands: &[ArrayViewD<'_, T>],
+    fold: &Fold<F0, F, G>,
+    sink: D,
     par: Parallelism<'_>,
-) -> Result<(), BroadcastError> {
-    assert_eq!(out.len(), plan.len(), "eltwise: output length");
-    if out.is_empty() {
-        return Ok(());
-    }
-    for_each_chunk(out, cost_bytes::<T>(), par, |start, chunk| {
-        walk(plan, start, chunk.len(), |pieces, from, n| {
-            let run = |p: &Piece| match *p {
-                Piece::Run { offset, stride } => (offset, stride),
-                // The plan was built without periodic rows.
-                Piece::Periodic { .. } => unreachable!("select plans have no periodic rows"),
-            };
-            let ((ot, st), (oc, sc), (oe, se)) =
-                (run(&pieces[0]), run(&pieces[1]), run(&pieces[2]));
-            // SAFETY: the pieces come from walking `plan`, built from the views `t`, `c`
-            // and `e` point into, over output positions of this chunk, so each of the `n`
-            // offsets of each run is an element of its view.
-            let (st, sc, se) = unsafe { (t.run(ot, st, n), c.run(oc, sc, n), e.run(oe, se, n)) };
-            select_block(sc, st, se, &mut chunk[from..from + n]);
+) -> Result<D::Out, BroadcastError>
+where
+    T: Copy + Default + Send + Sync,
+    F0: Fn(T) -> T + Sync,
+    F: Fn(T, T) -> T + Sync,
+    G: Fn(T, usize) -> T + Sync,
+    D: Sink<T>,
+{
+    if operands.is_empty() {
+        return Err(BroadcastError::Arity {
+            op,
+            expected: "1 or more",
+            got: 0,
         });
-    })
+    }
+    let count = operands.len();
+    let mut partial: Option<ArrayD<T>> = None;
+    let mut rest = operands;
+    loop {
+        let mut group: Vec<ArrayViewD<'_, T>> = Vec::with_capacity(FOLD_MAX);
+        if let Some(p) = &partial {
+            group.push(p.view());
+        }
+        let take = (FOLD_MAX - group.len()).min(rest.len());
+        group.extend(rest[..take].iter().map(|v| v.view()));
+        rest = &rest[take..];
+        let pass = FoldPass {
+            partial: partial.is_some(),
+            finish: rest.is_empty().then_some(count),
+        };
+        let mut shapes: [&[usize]; FOLD_MAX] = [&[]; FOLD_MAX];
+        let mut strides: [&[isize]; FOLD_MAX] = [&[]; FOLD_MAX];
+        for (j, v) in group.iter().enumerate() {
+            shapes[j] = v.shape();
+            strides[j] = v.strides();
+        }
+        // Unused operand slots are scalars: they broadcast along everything and are never
+        // read.
+        let plan = EltwisePlan::<FOLD_MAX>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
+        let first = Operand::of(&group[0]);
+        let mut ops = [first; FOLD_MAX];
+        for (o, v) in ops.iter_mut().zip(&group) {
+            *o = Operand::of(v);
+        }
+        let writer = FoldWriter {
+            plan: &plan,
+            ops,
+            count: group.len(),
+            fold,
+            pass,
+            par,
+        };
+        if rest.is_empty() {
+            return sink.finish(&plan, &writer);
+        }
+        partial = Some(Fresh.finish(&plan, &writer)?);
+    }
+}
+
+struct FoldWriter<'p, 'v, T, K> {
+    plan: &'p EltwisePlan<FOLD_MAX>,
+    ops: [Operand<'v, T>; FOLD_MAX],
+    /// Operands in use (the rest of `ops` are padding).
+    count: usize,
+    fold: &'p K,
+    pass: FoldPass,
+    par: Parallelism<'p>,
+}
+
+impl<T, F0, F, G> Writer<T> for FoldWriter<'_, '_, T, Fold<F0, F, G>>
+where
+    T: Copy + Default + Send + Sync,
+    F0: Fn(T) -> T + Sync,
+    F: Fn(T, T) -> T + Sync,
+    G: Fn(T, usize) -> T + Sync,
+{
+    fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
+        let plan = self.plan;
+        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        if out.is_empty() {
+            return Ok(());
+        }
+        for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
+            let mut tiles: [Tile<T>; FOLD_MAX] = std::array::from_fn(|_| Tile::new());
+            walk(plan, start, chunk.len(), |pieces, from, n| {
+                // SAFETY: the pieces come from walking `plan`, built from the views the
+                // first `count` operands point into, over output positions of this chunk.
+                unsafe {
+                    nary_stretch(
+                        &self.ops,
+                        self.count,
+                        &mut tiles,
+                        pieces,
+                        n,
+                        |srcs, at, m| {
+                            let out = &mut chunk[from + at..from + at + m];
+                            self.fold.block(&srcs[..self.count], self.pass, out);
+                        },
+                    )
+                };
+            });
+        })
+    }
+}
+
+/// Cuts one stretch of `n` positions of an `N`-operand op where a periodic operand's tile runs
+/// out, and calls `f(sources, at, m)` for each piece of `m` positions starting `at` positions
+/// into the stretch. Only the first `count` sources are real; the rest are empty.
+///
+/// # Safety
+/// For the first `count` operands, every offset `pieces` describes for the `n` positions (and
+/// a periodic piece's whole block) is an element of the operand's view.
+#[inline(always)]
+unsafe fn nary_stretch<T: Copy, const N: usize>(
+    ops: &[Operand<'_, T>; N],
+    count: usize,
+    tiles: &mut [Tile<T>; N],
+    pieces: &[Piece; N],
+    n: usize,
+    mut f: impl FnMut(&[Src<'_, T>; N], usize, usize),
+) {
+    let mut pieces = *pieces;
+    let mut at = 0;
+    while at < n {
+        let m = pieces[..count]
+            .iter()
+            .map(room::<T>)
+            .fold(n - at, usize::min);
+        let mut tile = tiles.iter_mut();
+        let srcs: [Src<'_, T>; N] = std::array::from_fn(|j| {
+            let tile = tile.next().expect("one tile per operand");
+            if j < count {
+                // SAFETY: caller's contract, for the next `m` positions of piece `j`.
+                unsafe { source(ops[j], tile, &pieces[j], m) }
+            } else {
+                Src::Contig(&[])
+            }
+        });
+        f(&srcs, at, m);
+        for p in &mut pieces[..count] {
+            advance(p, m);
+        }
+        at += m;
+    }
+}
+
+/// FakeQuantize's five operands in, one value out.
+pub(crate) struct Quantize<F>(pub(crate) F);
+
+impl<F> Quantize<F> {
+    #[inline(always)]
+    fn block<T: Copy, S: Slot<T>>(&self, srcs: &[Src<'_, T>; 5], out: &mut [S])
+    where
+        F: Fn(T, T, T, T, T) -> T,
+    {
+        let f = &self.0;
+        match *srcs {
+            // Per-tensor or per-channel bounds under a contiguous input: the common case.
+            [Src::Contig(x), Src::Splat(&il), Src::Splat(&ih), Src::Splat(&ol), Src::Splat(&oh)] => {
+                for (o, &x) in out.iter_mut().zip(x) {
+                    o.put(f(x, il, ih, ol, oh));
+                }
+            }
+            [x, il, ih, ol, oh] => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    o.put(f(*x.get(i), *il.get(i), *ih.get(i), *ol.get(i), *oh.get(i)));
+                }
+            }
+        }
+    }
+}
+
+/// Runs FakeQuantize: plans the bounds onto `x` under `spec` (numpy: all five together, as
+/// OpenVINO's reference does; pdpd: each bound onto `x`) and writes to `sink`.
+pub(crate) fn run_quantize<T, F, D>(
+    operands: [ArrayViewD<'_, T>; 5],
+    spec: &AutoBroadcast,
+    kernel: &Quantize<F>,
+    sink: D,
+    par: Parallelism<'_>,
+) -> Result<D::Out, BroadcastError>
+where
+    T: Copy + Send + Sync,
+    F: Fn(T, T, T, T, T) -> T + Sync,
+    D: Sink<T>,
+{
+    let plan = EltwisePlan::<5>::new(
+        std::array::from_fn(|j| operands[j].shape()),
+        std::array::from_fn(|j| operands[j].strides()),
+        0,
+        spec,
+        true,
+    )?;
+    let writer = QuantizeWriter {
+        plan: &plan,
+        ops: std::array::from_fn(|j| Operand::of(&operands[j])),
+        kernel,
+        par,
+    };
+    sink.finish(&plan, &writer)
+}
+
+struct QuantizeWriter<'p, 'v, T, F> {
+    plan: &'p EltwisePlan<5>,
+    ops: [Operand<'v, T>; 5],
+    kernel: &'p Quantize<F>,
+    par: Parallelism<'p>,
+}
+
+impl<T, F> Writer<T> for QuantizeWriter<'_, '_, T, F>
+where
+    T: Copy + Send + Sync,
+    F: Fn(T, T, T, T, T) -> T + Sync,
+{
+    fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
+        let plan = self.plan;
+        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        if out.is_empty() {
+            return Ok(());
+        }
+        for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
+            let mut tiles: [Tile<T>; 5] = std::array::from_fn(|_| Tile::new());
+            walk(plan, start, chunk.len(), |pieces, from, n| {
+                // SAFETY: the pieces come from walking `plan`, built from the five views
+                // `ops` point into, over output positions of this chunk.
+                unsafe {
+                    nary_stretch(&self.ops, 5, &mut tiles, pieces, n, |srcs, at, m| {
+                        self.kernel
+                            .block(srcs, &mut chunk[from + at..from + at + m]);
+                    })
+                };
+            });
+        })
+    }
 }
 
 /// `out[i] = if cond[i] { then[i] } else { else_[i] }`.

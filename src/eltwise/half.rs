@@ -30,6 +30,12 @@ pub(crate) trait Half: Copy + Send + Sync + PartialOrd + bytemuck::Pod + 'static
     fn widen_all(src: &[Self], dst: &mut [f32]);
     /// Rounds a slice once.
     fn narrow_all(src: &[f32], dst: &mut [Self]);
+    /// The value in f64 (exact).
+    fn to_f64(self) -> f64 {
+        f64::from(self.widen())
+    }
+    /// Rounds an f64 once (not through f32: that could round twice).
+    fn from_f64(v: f64) -> Self;
 }
 
 impl Half for f16 {
@@ -50,6 +56,10 @@ impl Half for f16 {
     #[inline(always)]
     fn narrow_all(src: &[f32], dst: &mut [Self]) {
         dst.convert_from_f32_slice(src);
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        f16::from_f64(v)
     }
 }
 
@@ -75,6 +85,10 @@ impl Half for bf16 {
         for (d, &s) in dst.iter_mut().zip(src) {
             *d = bf16::from_bits(bf16_narrow(s));
         }
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        bf16::from_f64(v)
     }
 }
 

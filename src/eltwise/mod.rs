@@ -2,20 +2,25 @@
 //! `out = f(a, b)` reads each operand in place, whatever its layout, and never materialises a
 //! broadcast operand.
 //!
+//! - [`table`]: the op table, every op once (names, codes, arity, broadcasting, output type,
+//!   and one body per kind of element type);
+//! - [`kinds`]: the arithmetic each kind of element type brings to the bodies;
+//! - [`kernels`]: the kernels, generated from the table;
 //! - [`plan`]: one multi-operand plan (output shape, one stride list per operand, jointly
 //!   simplified);
-//! - [`exec`]: one parallel executor for every op and type;
-//! - [`ops`] (arithmetic), [`compare`], [`logical`], [`select`]: the ops;
-//! - [`dispatch`]: the [`crate::Tensor`] entry points.
+//! - [`exec`]: one parallel executor for every op and type (two operands, Select's three,
+//!   FakeQuantize's five, and variadic folds in one pass);
+//! - [`view`], [`dispatch`]: runtime-typed views and the entry points on them;
+//! - [`select`]: the typed Select.
 
-mod compare;
 mod dispatch;
 mod exec;
 mod half;
-mod logical;
-mod ops;
+mod kernels;
+mod kinds;
 mod plan;
 mod select;
+mod table;
 mod view;
 
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD};
@@ -23,14 +28,17 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
-use exec::{run_binary, Dest, PerElement};
+use exec::{run_binary, Fresh, Into, PerElement};
 
-pub use dispatch::{binary, binary_into, binary_into_with, select_tensor};
-pub use ops::{BinaryOp, ParseBinaryOpError};
-pub use select::{select, select_into, select_into_with};
-pub use view::{
-    binary_view, binary_view_into, select_view, select_view_into, TensorView, TensorViewMut,
+pub use dispatch::{
+    binary, binary_into, binary_into_with, binary_view, binary_view_into, eltwise, eltwise_into,
+    eltwise_into_with, eltwise_view, eltwise_view_into, select_tensor, select_view,
+    select_view_into,
 };
+pub(crate) use kernels::prelu_slope_shape;
+pub use select::{select, select_into, select_into_with};
+pub use table::{Arity, BinaryOp, EltwiseOp, ParseBinaryOpError, ShiftDirection};
+pub use view::{TensorView, TensorViewMut};
 
 /// `f(a, b)` element-wise, with `a` and `b` broadcast under `spec` (PDPD: `b` onto `a`), into a
 /// new row-major array. Operands are read in place in any layout (transposed, stepped,
@@ -64,8 +72,7 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(a, b, spec, &PerElement(f), Dest::Fresh, Parallelism::Auto)
-        .map(|r| r.expect("a fresh output is returned"))
+    run_binary(a, b, spec, &PerElement(f), Fresh, Parallelism::Auto)
 }
 
 /// [`zip_with`] into `out`, which must have the output's shape (any layout; a row-major one
@@ -86,13 +93,5 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(
-        a,
-        b,
-        spec,
-        &PerElement(f),
-        Dest::Into(out),
-        Parallelism::Auto,
-    )
-    .map(drop)
+    run_binary(a, b, spec, &PerElement(f), Into(out), Parallelism::Auto)
 }

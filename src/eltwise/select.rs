@@ -12,7 +12,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD};
 
-use super::exec::{run_select, Dest};
+use super::exec::{run_select, Fresh, Into};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
@@ -41,8 +41,7 @@ pub fn select<T: Clone + Send + Sync>(
     else_: ArrayViewD<'_, T>,
     spec: &AutoBroadcast,
 ) -> Result<ArrayD<T>, BroadcastError> {
-    run_select(cond, then, else_, spec, Dest::Fresh, Parallelism::Auto)
-        .map(|r| r.expect("a fresh output is returned"))
+    run_select(cond, then, else_, spec, Fresh, Parallelism::Auto)
 }
 
 /// [`select`] into `out`, which must have the output's shape (a row-major `out` is written in
@@ -72,5 +71,5 @@ pub fn select_into_with<T: Clone + Send + Sync>(
     out: ArrayViewMutD<'_, T>,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    run_select(cond, then, else_, spec, Dest::Into(out), par).map(drop)
+    run_select(cond, then, else_, spec, Into(out), par)
 }

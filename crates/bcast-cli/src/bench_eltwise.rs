@@ -1,5 +1,5 @@
 //! The `eltwise` group of `bcast bench`: fused element-wise ops (`bcast::binary_into`,
-//! `bcast::select`) against the same-process bounds of this machine.
+//! `bcast::eltwise_into_with` for Sum and FakeQuantize, `bcast::select`) against the same-process bounds of this machine.
 //!
 //! Every number is measured in one process with the same threads and chunking, on one reused,
 //! already-written output buffer:
@@ -38,6 +38,8 @@ pub struct EltCase {
     pub b: &'static [usize],
     /// Select's else shape.
     pub c: &'static [usize],
+    /// Operands after the first two, for ops that take more (Sum, FakeQuantize).
+    pub more: &'static [&'static [usize]],
     /// Element type of the operands (Select: of then/else).
     pub dtype: DType,
     /// The auto-broadcast rule.
@@ -58,6 +60,7 @@ const fn case(
         a,
         b,
         c: &[],
+        more: &[],
         dtype,
         spec,
     }
@@ -159,6 +162,29 @@ pub const ELT_CASES: &[EltCase] = &[
         a: &[4096, 4096],
         b: &[4096, 4096],
         c: &[],
+        more: &[],
+        dtype: DType::F32,
+        spec: AutoBroadcast::Numpy,
+    },
+    // ONNX Sum of four inputs in one pass (one of them a broadcast row).
+    EltCase {
+        name: "sum4_f32",
+        op: Some(BinaryOp::Sum),
+        a: &[16, 512, 512],
+        b: &[16, 512, 512],
+        c: &[],
+        more: &[&[16, 512, 512], &[512]],
+        dtype: DType::F32,
+        spec: AutoBroadcast::Numpy,
+    },
+    // The FakeQuantize of an INT8 OpenVINO model: per-channel bounds on NCHW.
+    EltCase {
+        name: "fake_quantize_per_channel_f32",
+        op: Some(BinaryOp::FakeQuantize { levels: 256 }),
+        a: &[1, 64, 512, 512],
+        b: &[1, 64, 1, 1],
+        c: &[],
+        more: &[&[1, 64, 1, 1], &[1, 64, 1, 1], &[1, 64, 1, 1]],
         dtype: DType::F32,
         spec: AutoBroadcast::Numpy,
     },
@@ -222,10 +248,12 @@ impl EltCase {
     /// The case's inputs (Select: cond, then, else).
     pub fn inputs(&self) -> Vec<Tensor> {
         match self.op {
-            Some(_) => vec![
-                operand(self.a, self.dtype, 0),
-                operand(self.b, self.dtype, 3),
-            ],
+            Some(_) => [self.a, self.b]
+                .iter()
+                .chain(self.more)
+                .enumerate()
+                .map(|(j, shape)| operand(shape, self.dtype, 3 * j))
+                .collect(),
             None => vec![
                 operand(self.a, DType::Bool, 0),
                 operand(self.b, self.dtype, 1),
@@ -240,7 +268,7 @@ impl EltCase {
     /// Whatever the op says.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Tensor, BroadcastError> {
         match self.op {
-            Some(op) => bcast::binary(op, &inputs[0], &inputs[1], &self.spec),
+            Some(op) => bcast::eltwise(op, &inputs.iter().collect::<Vec<_>>(), &self.spec),
             None => bcast::select_tensor(&inputs[0], &inputs[1], &inputs[2], &self.spec),
         }
     }
@@ -256,7 +284,16 @@ impl EltCase {
         par: Parallelism<'_>,
     ) -> Result<(), BroadcastError> {
         match self.op {
-            Some(op) => bcast::binary_into_with(op, &inputs[0], &inputs[1], &self.spec, out, par),
+            Some(op) if inputs.len() == 2 => {
+                bcast::binary_into_with(op, &inputs[0], &inputs[1], &self.spec, out, par)
+            }
+            Some(op) => bcast::eltwise_into_with(
+                op,
+                &inputs.iter().collect::<Vec<_>>(),
+                &self.spec,
+                out,
+                par,
+            ),
             None => match (&inputs[0], &inputs[1], &inputs[2], out) {
                 (Tensor::Bool(c), Tensor::F32(t), Tensor::F32(e), Tensor::F32(o)) => {
                     bcast::select_into_with(
@@ -281,6 +318,7 @@ impl EltCase {
         self.op.is_none()
             || [self.a, self.b]
                 .iter()
+                .chain(self.more)
                 .any(|s| s.iter().product::<usize>() == out_len)
     }
 }

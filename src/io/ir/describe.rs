@@ -48,6 +48,10 @@ pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
                     crate::BinaryOp::Divide { pythondiv } => {
                         format!("auto_broadcast {spec}, pythondiv {pythondiv}")
                     }
+                    crate::BinaryOp::FakeQuantize { levels } => {
+                        format!("auto_broadcast {spec}, levels {levels}")
+                    }
+                    _ if !op.takes_auto_broadcast() => String::new(),
                     _ => format!("auto_broadcast {spec}"),
                 }),
                 Op::Select { spec } => Some(format!("auto_broadcast {spec}")),
@@ -133,6 +137,14 @@ fn sources(model: &Model, node: &Node) -> String {
         } => &["data", "target_shape", "axes_mapping"],
         Op::Broadcast { .. } => &["data", "target_shape", "unused"],
         Op::ShapeOf { .. } => &["data"],
+        Op::Eltwise {
+            op: crate::BinaryOp::FakeQuantize { .. },
+            ..
+        } => &["x", "input_low", "input_high", "output_low", "output_high"],
+        Op::Eltwise {
+            op: crate::BinaryOp::Prelu,
+            ..
+        } => &["x", "slope"],
         Op::Eltwise { .. } => &["a", "b"],
         Op::Select { .. } => &["cond", "then", "else"],
         _ => &[""],

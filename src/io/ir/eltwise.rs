@@ -35,33 +35,16 @@ fn types(layer: &LayerRef, problem: String) -> IrError {
 
 /// The output element type of `op` on operands of `dtype`, or why the types are refused.
 fn binary_dtype(op: BinaryOp, dtype: DType) -> Result<DType, String> {
-    use BinaryOp::*;
-    match op {
-        Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => {
-            if dtype == DType::String {
-                Err(format!("{} does not compare strings", op.openvino_type()))
-            } else {
-                Ok(DType::Bool)
+    op.output_dtype(dtype).map_err(|_| {
+        let name = op.openvino_type().unwrap_or(op.name());
+        match dtype {
+            DType::String => format!("{name} does not take strings"),
+            other if op.output_dtype(DType::Bool).is_ok() && other != DType::Bool => {
+                format!("{name} takes boolean operands, not {other}")
             }
+            other => format!("{name} takes numeric operands, not {other}"),
         }
-        LogicalAnd | LogicalOr | LogicalXor => {
-            if dtype == DType::Bool {
-                Ok(DType::Bool)
-            } else {
-                Err(format!(
-                    "{} takes boolean operands, not {dtype}",
-                    op.openvino_type()
-                ))
-            }
-        }
-        _ => match dtype {
-            DType::Bool | DType::String => Err(format!(
-                "{} takes numeric operands, not {dtype}",
-                op.openvino_type()
-            )),
-            other => Ok(other),
-        },
-    }
+    })
 }
 
 pub(crate) fn binary<'a>(
@@ -71,30 +54,58 @@ pub(crate) fn binary<'a>(
     inputs: &[&Value<'a>],
     materialise: bool,
 ) -> Result<Value<'a>, IrError> {
-    let (a, b) = (inputs[0], inputs[1]);
-    if a.dtype() != b.dtype() {
+    let first = inputs[0];
+    if let Some(other) = inputs.iter().find(|v| v.dtype() != first.dtype()) {
         return Err(types(
             layer,
             format!(
                 "operands are {} and {}; an element-wise layer takes one element type",
-                a.dtype(),
-                b.dtype()
+                first.dtype(),
+                other.dtype()
             ),
         ));
     }
-    let dtype = binary_dtype(op, a.dtype()).map_err(|p| types(layer, p))?;
-    let shape = match (a.shape(), b.shape()) {
-        (Some(x), Some(y)) => {
-            PartialShape::from_static(&eltwise_shape(x, y, spec).map_err(rule(layer))?)
-        }
-        _ => infer_eltwise_shape(&a.partial(), &b.partial(), spec).map_err(rule(layer))?,
-    };
-    match (a, b) {
-        (Value::Tensor(x), Value::Tensor(y)) if materialise => Ok(Value::Tensor(Cow::Owned(
-            crate::binary(op, x, y, spec).map_err(rule(layer))?,
-        ))),
-        _ => Ok(Value::meta(dtype, shape)),
+    let dtype = binary_dtype(op, first.dtype()).map_err(|p| types(layer, p))?;
+    let tensors: Option<Vec<&Tensor>> = inputs
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) => Some(t.as_ref()),
+            _ => None,
+        })
+        .collect();
+    if let (Some(tensors), true) = (&tensors, materialise) {
+        return Ok(Value::Tensor(Cow::Owned(
+            crate::eltwise(op, tensors, spec).map_err(rule(layer))?,
+        )));
     }
+    // The output shape: each further operand folded in pairwise (numpy is associative; pdpd
+    // and none keep operand 0's shape); PRelu's slope never changes x's shape.
+    let shape = if op.takes_auto_broadcast() {
+        let statics: Option<Vec<&[usize]>> = inputs.iter().map(|v| v.shape()).collect();
+        match statics {
+            Some(shapes) => {
+                let mut out = shapes[0].to_vec();
+                for s in &shapes[1..] {
+                    out = eltwise_shape(&out, s, spec).map_err(rule(layer))?;
+                }
+                PartialShape::from_static(&out)
+            }
+            None => {
+                let mut out = first.partial();
+                for v in &inputs[1..] {
+                    out = infer_eltwise_shape(&out, &v.partial(), spec).map_err(rule(layer))?;
+                }
+                out
+            }
+        }
+    } else {
+        if let (Some(x), Some(s)) = (first.shape(), inputs[1].shape()) {
+            let slope = crate::eltwise::prelu_slope_shape(x, s);
+            crate::planners::plan(&slope, x, &crate::Mode::Numpy).map_err(rule(layer))?;
+        }
+        first.partial()
+    };
+    Ok(Value::meta(dtype, shape))
 }
 
 pub(crate) fn logical_not<'a>(

@@ -87,7 +87,7 @@ pub enum IrError {
     },
 
     /// The layer's type (or its opset) is not one bcast runs.
-    #[error("{layer}: type {kind} version {version} is not one bcast runs (it runs Parameter, Const, Result, Broadcast, ShapeOf, Convert, Select, LogicalNot and the binary element-wise layers Add ... LogicalXor, from opset1 to opset16)")]
+    #[error("{layer}: type {kind} version {version} is not one bcast runs (it runs Parameter, Const, Result, Broadcast, ShapeOf, Convert, Select, LogicalNot and the element-wise layers of the op table (Add ... LogicalXor, BitwiseAnd/Or/Xor, BitwiseLeftShift/RightShift, PRelu, FakeQuantize), from opset1 to opset16)")]
     UnsupportedLayer {
         /// The layer.
         layer: LayerRef,

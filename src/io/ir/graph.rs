@@ -53,7 +53,8 @@ pub(crate) enum Op {
     Broadcast {
         mode: IrMode,
     },
-    /// A binary element-wise layer (Add ... LogicalXor).
+    /// An element-wise layer of the op table (Add ... LogicalXor, Bitwise*, PRelu,
+    /// FakeQuantize).
     Eltwise {
         op: BinaryOp,
         spec: AutoBroadcast,
@@ -253,23 +254,42 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
         }
         kind => match BinaryOp::from_openvino_type(kind) {
             Ok(mut op) => {
-                if let BinaryOp::Divide { pythondiv } = &mut op {
-                    *pythondiv = match raw.attr("m_pythondiv").map(str::trim) {
-                        None | Some("true") => true,
-                        Some("false") => false,
-                        Some(other) => {
-                            return Err(bad_attribute(
-                                layer,
-                                "m_pythondiv",
-                                format!("is '{other}', but Divide takes true or false"),
-                            ))
-                        }
-                    };
+                match &mut op {
+                    BinaryOp::Divide { pythondiv } => {
+                        *pythondiv = match raw.attr("m_pythondiv").map(str::trim) {
+                            None | Some("true") => true,
+                            Some("false") => false,
+                            Some(other) => {
+                                return Err(bad_attribute(
+                                    layer,
+                                    "m_pythondiv",
+                                    format!("is '{other}', but Divide takes true or false"),
+                                ))
+                            }
+                        };
+                    }
+                    BinaryOp::FakeQuantize { levels } => {
+                        let text = required(raw, "levels")?;
+                        *levels = match text.trim().parse::<u64>() {
+                            Ok(n) if n >= 2 => n,
+                            _ => {
+                                return Err(bad_attribute(
+                                    layer,
+                                    "levels",
+                                    format!("is '{text}', but FakeQuantize takes an integer >= 2"),
+                                ))
+                            }
+                        };
+                    }
+                    _ => {}
                 }
-                Op::Eltwise {
-                    op,
-                    spec: auto_broadcast(raw)?,
-                }
+                // PRelu has no auto_broadcast attribute: it places the slope by its own rule.
+                let spec = if op.takes_auto_broadcast() {
+                    auto_broadcast(raw)?
+                } else {
+                    AutoBroadcast::Numpy
+                };
+                Op::Eltwise { op, spec }
             }
             Err(_) => return Err(unsupported()),
         },
@@ -280,7 +300,10 @@ fn node(raw: &RawLayer, bin: &[u8]) -> Result<Node, IrError> {
     let (want_inputs, want_outputs): (Option<usize>, usize) = match &op {
         Op::Parameter { .. } | Op::Const { .. } => (Some(0), 1),
         Op::ShapeOf { .. } | Op::LogicalNot | Op::Convert { .. } => (Some(1), 1),
-        Op::Eltwise { .. } => (Some(2), 1),
+        Op::Eltwise { op, .. } => match op.arity() {
+            crate::Arity::Exactly(n) => (Some(n), 1),
+            crate::Arity::AtLeast(_) => (None, 1),
+        },
         Op::Select { .. } => (Some(3), 1),
         // Counted in `broadcast`, where the mode is known.
         Op::Broadcast { .. } => (None, 1),

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bcast::{AutoBroadcast, BinaryOp};
+use bcast::{Arity, AutoBroadcast, EltwiseOp};
 
 use super::files::{check_output_file, is_stdio, read_npy, write_npy};
 use super::{CliError, CliResult};
@@ -56,32 +56,42 @@ pub fn parse_rule(text: &str, axis: Option<i64>, flag: &str) -> Result<AutoBroad
 /// Arguments of `bcast eltwise`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
-OPs: add, subtract, multiply, divide, maximum, minimum, squared_difference, power, floor_mod,
-mod, equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or,
-logical_xor. Both inputs have one element type; comparisons and logical ops write bool.
-Integers wrap; an integer divide, mod or floor_mod by zero is refused.
+OPs (OpenVINO): add, subtract, multiply, divide, maximum, minimum, squared_difference, power,
+floor_mod, mod, equal, not_equal, less, less_equal, greater, greater_equal, logical_and,
+logical_or, logical_xor, bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift,
+bitwise_right_shift, prelu (X SLOPE), fake_quantize (X IN_LOW IN_HIGH OUT_LOW OUT_HIGH, --levels).
+OPs (ONNX): sum, mean, max, min (one or more inputs), bit_shift (--direction), onnx_prelu,
+onnx_mod (--fmod), onnx_div, onnx_pow; select takes COND THEN ELSE.
+Inputs have one element type (onnx_pow: the exponent any number type); comparisons and logical
+ops write bool. Integers wrap; an integer division or remainder by zero is refused.
 Examples:
   bcast eltwise add a.npy b.npy out.npy
   bcast eltwise multiply a.npy b.npy out.npy --auto-broadcast pdpd --axis 1
-  bcast eltwise divide a.npy b.npy out.npy --pythondiv false")]
+  bcast eltwise divide a.npy b.npy out.npy --pythondiv false
+  bcast eltwise sum a.npy b.npy c.npy d.npy out.npy
+  bcast eltwise fake_quantize x.npy il.npy ih.npy ol.npy oh.npy out.npy --levels 256")]
 pub struct EltwiseArgs {
-    /// The op, in snake case (add, floor_mod, logical_xor, ...).
+    /// The op, in snake case (add, floor_mod, sum, fake_quantize, ...).
     #[arg(value_name = "OP")]
     op: String,
-    /// The first operand (A); `-` reads standard input.
-    #[arg(value_name = "A.npy")]
-    a: PathBuf,
-    /// The second operand (B); `-` reads standard input.
-    #[arg(value_name = "B.npy")]
-    b: PathBuf,
-    /// Where to write the result (atomically); `-` writes standard output.
-    #[arg(value_name = "OUT.npy")]
-    output: PathBuf,
+    /// The inputs, then the output: `IN.npy... OUT.npy` (`-` reads standard input for one
+    /// input, or writes standard output for the output; the output is written atomically).
+    #[arg(value_name = "FILES", num_args = 2.., required = true)]
+    files: Vec<PathBuf>,
     #[command(flatten)]
     rule: RuleArgs,
     /// divide only: floor integer quotients (true, OpenVINO's default) or truncate them.
     #[arg(long, value_name = "BOOL")]
     pythondiv: Option<bool>,
+    /// fake_quantize only (required there): the number of quantization levels.
+    #[arg(long, value_name = "N")]
+    levels: Option<u64>,
+    /// bit_shift only: LEFT (the default) or RIGHT.
+    #[arg(long, value_name = "DIR")]
+    direction: Option<String>,
+    /// onnx_mod only: 0 (numpy's floored mod, the default) or 1 (C's fmod).
+    #[arg(long, value_name = "0|1")]
+    fmod: Option<u8>,
 }
 
 /// Arguments of `bcast select`.
@@ -117,34 +127,83 @@ fn one_stdin(paths: &[&PathBuf]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `bcast eltwise`.
-///
-/// # Errors
-/// An unknown op or rule, a flag of another op or rule, an unreadable input, a broken rule,
-/// operand types the op refuses, an integer division by zero, an output that cannot be
-/// written.
-pub fn eltwise(args: EltwiseArgs) -> CliResult {
-    let mut op: BinaryOp = args
+/// The op with the attributes its flags set; a flag of another op is an error.
+fn op_with_attributes(args: &EltwiseArgs) -> Result<EltwiseOp, CliError> {
+    let mut op: EltwiseOp = args
         .op
         .parse()
         .map_err(|e| CliError(format!("{e} (see bcast eltwise --help for the list)")))?;
+    let foreign = |flag: &str, owner: &str| {
+        CliError(format!(
+            "--{flag} is a flag of {owner}; {} does not take it",
+            args.op
+        ))
+    };
     match (&mut op, args.pythondiv) {
-        (BinaryOp::Divide { pythondiv }, Some(given)) => *pythondiv = given,
-        (_, Some(_)) => {
-            return Err(CliError(format!(
-                "--pythondiv is a flag of divide; {} does not take it",
-                op.name()
-            )))
-        }
+        (EltwiseOp::Divide { pythondiv }, Some(given)) => *pythondiv = given,
+        (_, Some(_)) => return Err(foreign("pythondiv", "divide")),
         _ => {}
     }
+    match (&mut op, args.levels) {
+        (EltwiseOp::FakeQuantize { levels }, Some(given)) => *levels = given,
+        (EltwiseOp::FakeQuantize { .. }, None) => {
+            return Err(CliError("fake_quantize needs --levels".into()))
+        }
+        (_, Some(_)) => return Err(foreign("levels", "fake_quantize")),
+        _ => {}
+    }
+    match (&mut op, &args.direction) {
+        (EltwiseOp::BitShift { direction }, Some(given)) => {
+            *direction = given.parse().map_err(|_| {
+                CliError(format!("--direction must be LEFT or RIGHT, not '{given}'"))
+            })?
+        }
+        (_, Some(_)) => return Err(foreign("direction", "bit_shift")),
+        _ => {}
+    }
+    match (&mut op, args.fmod) {
+        (EltwiseOp::OnnxMod { fmod }, Some(given @ (0 | 1))) => *fmod = given == 1,
+        (EltwiseOp::OnnxMod { .. }, Some(other)) => {
+            return Err(CliError(format!("--fmod must be 0 or 1, not {other}")))
+        }
+        (_, Some(_)) => return Err(foreign("fmod", "onnx_mod")),
+        _ => {}
+    }
+    Ok(op)
+}
+
+/// `bcast eltwise`.
+///
+/// # Errors
+/// An unknown op or rule, a flag of another op or rule, a count of inputs the op does not
+/// take, an unreadable input, a broken rule, operand types the op refuses, an integer
+/// division by zero, an output that cannot be written.
+pub fn eltwise(args: EltwiseArgs) -> CliResult {
+    let op = op_with_attributes(&args)?;
     let spec = args.rule.spec()?;
-    one_stdin(&[&args.a, &args.b])?;
-    check_output_file(&args.output)?;
-    let a = read_npy(&args.a)?;
-    let b = read_npy(&args.b)?;
-    let out = bcast::binary(op, &a, &b, &spec)?;
-    write_npy(&args.output, &out)?;
+    let (output, inputs) = args
+        .files
+        .split_last()
+        .ok_or_else(|| CliError("no output file".into()))?;
+    if !op.arity().admits(inputs.len()) {
+        return Err(CliError(format!(
+            "{} takes {} input(s), got {} (the last file is the output)",
+            op.name(),
+            match op.arity() {
+                Arity::Exactly(n) => n.to_string(),
+                Arity::AtLeast(n) => format!("{n} or more"),
+            },
+            inputs.len()
+        )));
+    }
+    one_stdin(&inputs.iter().collect::<Vec<_>>())?;
+    check_output_file(output)?;
+    let tensors = inputs
+        .iter()
+        .map(|p| read_npy(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let out = bcast::eltwise(op, &tensors.iter().collect::<Vec<_>>(), &spec)?;
+    write_npy(output, &out)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,0 +1,478 @@
+//! The arithmetic each kind of element type brings to the op table's bodies: [`Int`] for the
+//! integers, [`Real`] for `f32`/`f64` (16-bit floats compute through `f32`, see
+//! [`super::half`]). The impls come from the element-type table (`dtype_table!`): a row of
+//! kind `Int` or `Uint` is an [`Int`], a `Float` row with a 32- or 64-bit lane a [`Real`], a
+//! `Float` row with a 16-bit lane a [`Half`](super::half::Half).
+//!
+//! Where a reference defines a result through C++ behaviour (a shift by more than the width,
+//! a float cast out of range), the helper here says which behaviour is taken and why.
+
+use std::ops::{BitAnd, BitOr, BitXor};
+
+use crate::dtype::dtype_table;
+
+/// An integer element type, with every integer body of the op table.
+pub(crate) trait Int:
+    Copy
+    + Send
+    + Sync
+    + PartialOrd
+    + Eq
+    + Default
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + 'static
+{
+    /// Width in bits.
+    const BITS: u32;
+    fn wrapping_add(self, y: Self) -> Self;
+    fn wrapping_sub(self, y: Self) -> Self;
+    fn wrapping_mul(self, y: Self) -> Self;
+    /// Truncated quotient; `MIN / -1` wraps to `MIN` (the divisor is never 0: refused first).
+    fn wrapping_div(self, y: Self) -> Self;
+    /// Truncated remainder (sign of the dividend); `MIN % -1 = 0`.
+    fn wrapping_rem(self, y: Self) -> Self;
+    /// Whether the value is below zero (always false for unsigned types).
+    fn is_negative(self) -> bool;
+    /// The value as `i128` (every integer type fits).
+    fn to_i128(self) -> i128;
+    /// The low bits of `v` (two's complement wrap).
+    fn wrap_i128(v: i128) -> Self;
+    /// The value as `f64` (rounded for 64-bit values past 2^53).
+    fn to_f64(self) -> f64;
+    /// `v` truncated toward zero, saturating at the type's range, NaN giving 0 (Rust's `as`;
+    /// C++ leaves an out-of-range cast undefined).
+    fn from_f64(v: f64) -> Self;
+}
+
+/// Floor division: the quotient rounded toward minus infinity (Python's `//`).
+#[inline(always)]
+pub(crate) fn floor_div<T: Int>(x: T, y: T) -> T {
+    let q = x.wrapping_div(y);
+    if x.wrapping_rem(y) != T::default() && x.is_negative() != y.is_negative() {
+        q.wrapping_sub(T::wrap_i128(1))
+    } else {
+        q
+    }
+}
+
+/// The floored remainder (sign of the divisor).
+#[inline(always)]
+pub(crate) fn floor_rem<T: Int>(x: T, y: T) -> T {
+    let r = x.wrapping_rem(y);
+    if r != T::default() && r.is_negative() != y.is_negative() {
+        r.wrapping_add(y)
+    } else {
+        r
+    }
+}
+
+/// OpenVINO's integer Power: `pow` in f64, cast back (2**-1 = 0, (-1)**-1 = -1; an
+/// out-of-range result saturates).
+#[inline(always)]
+pub(crate) fn pow_via_f64<T: Int>(x: T, y: f64) -> T {
+    T::from_f64(x.to_f64().powf(y))
+}
+
+/// numpy's integer power for a non-negative exponent (exact, wrapping: square and multiply
+/// over all 64 bits of the exponent); a negative exponent, which numpy refuses, takes
+/// OpenVINO's f64 route (the truncated real value, saturating).
+#[inline(always)]
+pub(crate) fn int_pow<T: Int>(x: T, y: i128) -> T {
+    if y < 0 {
+        return pow_via_f64(x, y as f64);
+    }
+    let (mut base, mut e, mut acc) = (x, y as u128, T::wrap_i128(1));
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    acc
+}
+
+/// OpenVINO's BitwiseLeftShift as its reference computes it: C++ `a << b`, with `a` and `b`
+/// promoted to a 32-bit `int` (64-bit types stay 64-bit) and the count taken modulo that
+/// width, as the x86 shift instruction does (C++ leaves counts past the width undefined;
+/// this is what the reference's constant folding returns).
+#[inline(always)]
+pub(crate) fn ov_shift_left<T: Int>(x: T, b: T) -> T {
+    // Shifted in i128 (no bit of a 64-bit value is lost for a count below 64), then wrapped
+    // to the type: the promoted shift's low bits.
+    T::wrap_i128(x.to_i128() << shift_count::<T>(b))
+}
+
+/// OpenVINO's BitwiseRightShift, as [`ov_shift_left`]: an arithmetic shift of the promoted
+/// value for signed types, a logical one for unsigned types.
+#[inline(always)]
+pub(crate) fn ov_shift_right<T: Int>(x: T, b: T) -> T {
+    // The value is sign- or zero-extended into i128, so an arithmetic shift there is the
+    // promoted shift of either signedness.
+    T::wrap_i128(x.to_i128() >> shift_count::<T>(b))
+}
+
+/// The count the x86 shift instruction uses: the low 5 bits (a promoted 32-bit operand) or 6
+/// bits (64-bit).
+#[inline(always)]
+fn shift_count<T: Int>(b: T) -> u32 {
+    let mask = if T::BITS == 64 { 63 } else { 31 };
+    (b.to_i128() & mask) as u32
+}
+
+/// ONNX BitShift: a count of the width or more (or negative) shifts every bit out: 0 (as
+/// onnx.reference defines it; ONNX Runtime agrees since it stopped relying on the CPU).
+#[inline(always)]
+pub(crate) fn onnx_shift<T: Int>(x: T, b: T, left: bool) -> T {
+    let s = b.to_i128();
+    if s < 0 || s >= i128::from(T::BITS) {
+        return T::default();
+    }
+    let v = x.to_i128();
+    if left {
+        T::wrap_i128(v << s)
+    } else {
+        T::wrap_i128(v >> s)
+    }
+}
+
+/// An exponent of ONNX Pow whose type differs from the base's, as a value the base's body
+/// takes: integers exactly, floats as f64 (exact for every float type).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum ExponentValue {
+    Int(i128),
+    Float(f64),
+}
+
+/// The element types that can be an exponent (every number type).
+pub(crate) trait AsExponent {
+    fn exponent(&self) -> Option<ExponentValue>;
+}
+
+/// The mean of a sum of `n` operands, as onnx.reference's `Mean` divides: integers through
+/// f64 and truncated back (numpy's true division, then `astype`), floats in their type,
+/// 16-bit floats in f32 and rounded once.
+pub(crate) trait Mean {
+    fn mean(self, n: usize) -> Self;
+}
+
+/// A 32- or 64-bit float.
+pub(crate) trait Real:
+    Copy
+    + Send
+    + Sync
+    + PartialOrd
+    + Default
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Rem<Output = Self>
+    + 'static
+{
+    fn powf(self, y: Self) -> Self;
+    fn is_nan(self) -> bool;
+    fn copysign(self, sign: Self) -> Self;
+    /// Round to nearest, ties to even (C's `nearbyint` in the default rounding mode).
+    fn round_even(self) -> Self;
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+/// numpy's `mod` on floats (`npy_divmod`): `fmod`, moved onto the divisor's side when the
+/// signs differ, and a zero result taking the divisor's sign. Not `x - y*floor(x/y)`: that
+/// differs in the sign of zero and in the last bit.
+#[inline(always)]
+pub(crate) fn numpy_mod<T: Real>(x: T, y: T) -> T {
+    let r = x % y;
+    if y == T::default() {
+        return r;
+    }
+    if r != T::default() {
+        if (y < T::default()) != (r < T::default()) {
+            r + y
+        } else {
+            r
+        }
+    } else {
+        T::default().copysign(y)
+    }
+}
+
+/// `x - y*floor(x/y)` in f64 (OpenVINO's reference FloorMod on floats).
+#[inline(always)]
+pub(crate) fn floor_mod_f64(x: f64, y: f64) -> f64 {
+    x - y * (x / y).floor()
+}
+
+/// OpenVINO's reference FakeQuantize on one element (`levels_1` is `levels - 1` in `T`):
+/// below or at the lower bound the low output, above the upper bound the high output,
+/// else the input's level scaled onto the output range, in the reference's operation order.
+#[inline(always)]
+pub(crate) fn fake_quantize<T: Real>(x: T, il: T, ih: T, ol: T, oh: T, levels_1: T) -> T {
+    let (lo, hi) = if ih < il { (ih, il) } else { (il, ih) };
+    if x <= lo {
+        ol
+    } else if x > hi {
+        oh
+    } else {
+        ((x - il) / (ih - il) * levels_1).round_even() / levels_1 * (oh - ol) + ol
+    }
+}
+
+/// numpy's `maximum` on 32/64-bit floats: the first NaN wins, and on a tie (`-0.0`, `0.0`)
+/// the second operand.
+#[inline(always)]
+pub(crate) fn numpy_max<T: Real>(a: T, b: T) -> T {
+    if a.is_nan() || a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// numpy's `minimum` on 32/64-bit floats (as [`numpy_max`]).
+#[inline(always)]
+pub(crate) fn numpy_min<T: Real>(a: T, b: T) -> T {
+    if a.is_nan() || a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// numpy's `maximum` on f16 (its half loop compares with `>=`: on a tie the first operand);
+/// bf16 takes the same rule.
+#[inline(always)]
+pub(crate) fn numpy_max_half<T: super::half::Half>(a: T, b: T) -> T {
+    if a.widen().is_nan() || a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// numpy's `minimum` on f16 (as [`numpy_max_half`]).
+#[inline(always)]
+pub(crate) fn numpy_min_half<T: super::half::Half>(a: T, b: T) -> T {
+    if a.widen().is_nan() || a <= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `a < b ? b : a` (std::max: with a NaN the first operand wins; max(-0.0, 0.0) = -0.0).
+#[inline(always)]
+pub(crate) fn max_of<T: PartialOrd>(a: T, b: T) -> T {
+    if a < b {
+        b
+    } else {
+        a
+    }
+}
+
+/// `b < a ? b : a` (std::min).
+#[inline(always)]
+pub(crate) fn min_of<T: PartialOrd>(a: T, b: T) -> T {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+macro_rules! int_impl {
+    ($t:ty, $negative:expr) => {
+        impl Int for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn wrapping_add(self, y: Self) -> Self {
+                <$t>::wrapping_add(self, y)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, y: Self) -> Self {
+                <$t>::wrapping_sub(self, y)
+            }
+            #[inline(always)]
+            fn wrapping_mul(self, y: Self) -> Self {
+                <$t>::wrapping_mul(self, y)
+            }
+            #[inline(always)]
+            fn wrapping_div(self, y: Self) -> Self {
+                <$t>::wrapping_div(self, y)
+            }
+            #[inline(always)]
+            fn wrapping_rem(self, y: Self) -> Self {
+                <$t>::wrapping_rem(self, y)
+            }
+            #[inline(always)]
+            fn is_negative(self) -> bool {
+                let negative: fn($t) -> bool = $negative;
+                negative(self)
+            }
+            #[inline(always)]
+            fn to_i128(self) -> i128 {
+                i128::from(self)
+            }
+            #[inline(always)]
+            fn wrap_i128(v: i128) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+
+        impl Mean for $t {
+            #[inline(always)]
+            fn mean(self, n: usize) -> Self {
+                Int::from_f64(Int::to_f64(self) / n as f64)
+            }
+        }
+
+        impl AsExponent for $t {
+            fn exponent(&self) -> Option<ExponentValue> {
+                Some(ExponentValue::Int(i128::from(*self)))
+            }
+        }
+    };
+}
+
+macro_rules! real_impl {
+    ($t:ty) => {
+        impl Real for $t {
+            #[inline(always)]
+            fn powf(self, y: Self) -> Self {
+                <$t>::powf(self, y)
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn copysign(self, sign: Self) -> Self {
+                <$t>::copysign(self, sign)
+            }
+            #[inline(always)]
+            fn round_even(self) -> Self {
+                <$t>::round_ties_even(self)
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+
+        impl Mean for $t {
+            #[inline(always)]
+            fn mean(self, n: usize) -> Self {
+                self / n as $t
+            }
+        }
+
+        impl AsExponent for $t {
+            fn exponent(&self) -> Option<ExponentValue> {
+                Some(ExponentValue::Float(*self as f64))
+            }
+        }
+    };
+}
+
+/// One element-type row's kind trait: integers [`Int`], 32/64-bit floats [`Real`]; 16-bit
+/// floats are [`Half`](super::half::Half) (implemented beside their conversions), bool and
+/// strings have no arithmetic.
+macro_rules! kind_impl {
+    (Int, $t:ty, $lane:tt) => {
+        int_impl!($t, |x| x < 0);
+    };
+    (Uint, $t:ty, $lane:tt) => {
+        int_impl!($t, |_| false);
+    };
+    (Float, $t:ty, u16) => {
+        impl AsExponent for $t {
+            fn exponent(&self) -> Option<ExponentValue> {
+                Some(ExponentValue::Float(self.to_f64()))
+            }
+        }
+
+        impl Mean for $t {
+            #[inline(always)]
+            fn mean(self, n: usize) -> Self {
+                use super::half::Half;
+                Self::narrow(self.widen() / n as f32)
+            }
+        }
+    };
+    (Float, $t:ty, $lane:tt) => {
+        real_impl!($t);
+    };
+    ($kind:ident, $t:ty, $lane:tt) => {
+        impl AsExponent for $t {
+            fn exponent(&self) -> Option<ExponentValue> {
+                None
+            }
+        }
+    };
+}
+
+macro_rules! define_kinds {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(kind_impl!($kind, $t, $lane);)*
+    };
+}
+dtype_table!(define_kinds!);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifts_follow_each_reference() {
+        // OpenVINO's reference on i32 (measured): 1 << 64 = 1, 1 << 70 = 64, 1 << -1 = MIN,
+        // -8 >> 33 = -4.
+        assert_eq!(ov_shift_left(1i32, 64), 1);
+        assert_eq!(ov_shift_left(1i32, 70), 64);
+        assert_eq!(ov_shift_left(1i32, -1), i32::MIN);
+        assert_eq!(ov_shift_right(-8i32, 33), -4);
+        // Promotion: an i8 shifted by 8 loses its bits, a u8 right shift is logical.
+        assert_eq!(ov_shift_left(1i8, 8), 0);
+        assert_eq!(ov_shift_right(-128i8, 9), -1);
+        assert_eq!(ov_shift_right(200u8, 1), 100);
+        assert_eq!(ov_shift_left(1u64, 65), 2);
+        assert_eq!(onnx_shift(1u64, 64, true), 0);
+        assert_eq!(onnx_shift(u64::MAX, 64, false), 0);
+        assert_eq!(onnx_shift(0x80u8, 7, false), 1);
+    }
+
+    #[test]
+    fn numpy_mod_keeps_the_divisors_sign() {
+        assert_eq!(numpy_mod(-0.0f32, 3.0).to_bits(), 0.0f32.to_bits());
+        assert_eq!(numpy_mod(0.0f32, -3.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(numpy_mod(3.0f32, -3.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(numpy_mod(-1e-8f32, 3.0), 3.0);
+        assert_eq!(numpy_mod(-5.0f64, f64::INFINITY), f64::INFINITY);
+        assert!(numpy_mod(5.0f64, 0.0).is_nan());
+    }
+
+    #[test]
+    fn int_pow_is_exact_and_wraps() {
+        assert_eq!(int_pow(3i32, 4), 81);
+        assert_eq!(int_pow(2u8, 9), 0);
+        assert_eq!(int_pow(3u8, 5), 243);
+        assert_eq!(int_pow(-1i64, 1 << 40 | 1), -1);
+        assert_eq!(int_pow(2i32, -1), 0);
+        assert_eq!(int_pow(-1i32, -3), -1);
+    }
+}

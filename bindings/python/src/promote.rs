@@ -105,9 +105,9 @@ fn int_value(v: &Bound<'_, PyAny>) -> PyResult<IntValue> {
 pub struct Promoted<'py> {
     pub a: Bound<'py, PyAny>,
     pub b: Bound<'py, PyAny>,
-    /// The op to run: `op` itself, or for a comparison against a Python int beyond the
-    /// array's integer type, the comparison that gives the same answer against the type's
-    /// bound (see [`constant_comparison`]).
+    /// The op to run: `op` itself, or, for a comparison whose answer numpy 2 gives exactly
+    /// where the operands cannot be typed (a Python int beyond the array's integer type, see
+    /// [`constant_comparison`]; two Python ints beyond int64), one that gives that answer.
     pub op: Option<BinaryOp>,
 }
 

@@ -6,16 +6,20 @@
 #
 #   bash bindings/python/ci.sh            # from anywhere
 #   PYTHON=python3.12 bash bindings/python/ci.sh
-#   BCAST_PY_VENV=/tmp/v bash bindings/python/ci.sh   # the test venv there (default: bindings/python/.venv)
+#   BCAST_PY_VENV=/tmp/v bash bindings/python/ci.sh   # test venv there, build venv at /tmp/v-build
+#                                                     # (default: bindings/python/.venv, .venv-build)
 #
 # Needs Python >= 3.9 with venv, and a Rust toolchain. Both venvs are made anew each run, at
 # the same paths, so that the Rust build (in $CARGO_TARGET_DIR, or the workspace's target/),
 # whose PyO3 configuration names the build interpreter's path, is reused: a second run
 # rebuilds nothing.
 #
-# Cost on the 2-core machine (quiet, target/ already holding a release build of the kernel):
-# venvs and tools 25 s, wheel 60 s, pytest 40 s: about 2 minutes; from a cold target/ the
-# wheel takes about 2.5 minutes more.
+# Cost, measured on the shared 2-core machine with other builds running (load average 8-9):
+# with the extension's release build already in target/, 80 s (venvs, maturin and test tools
+# 51 s, wheel 2 s, install 1 s, pytest 26 s); from a target/ without a release build the
+# wheel step compiles the kernel and PyO3 in release, the same build `pip install` ran before
+# (12 min at that load; not measured on a quiet machine). The build venv with maturin costs 12 s,
+# in place of the isolated build environment pip made for `pip install ./bindings/python`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-python3}"
@@ -32,7 +36,7 @@ rm -rf "$venv" "$build_venv"
 "$build_venv/bin/python" -m pip install --quiet maturin
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet numpy pytest hypothesis ml_dtypes
+"$venv/bin/python" -m pip install --quiet numpy pytest hypothesis ml_dtypes onnx
 echo "python-ci: venvs, maturin and test tools: $(since "$t") s"
 
 t=$(date +%s.%N)

@@ -3,8 +3,8 @@
 //! A loop that reads an operand front to back asks for the line `PREFETCH_AHEAD` bytes
 //! ahead of where it reads. CPUs whose hardware prefetchers already follow such streams lose
 //! almost nothing (one hint per cache line); machines whose prefetchers do not keep up (some
-//! virtual machines) gain the memory-level parallelism the loop would otherwise lack; README,
-//! Performance, has the figures.
+//! virtual machines) gain the memory-level parallelism the loop would otherwise lack; benches/
+//! RESULTS.md has the figures.
 
 /// How far ahead of its reads a streaming loop prefetches, in bytes.
 pub(crate) const PREFETCH_AHEAD: usize = 1024;

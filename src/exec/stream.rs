@@ -123,12 +123,22 @@ unsafe fn stream_fill(dst: *mut u8, pattern: &[u8; LINE], len: usize) {
     }
 }
 
+/// Orders the streaming stores before whatever follows. One plain function for every
+/// variant: inside the `avx` functions the intrinsic is a safe call only from Rust 1.93 on,
+/// older than the crate's `rust-version`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn store_fence() {
+    // SAFETY: SSE is part of x86_64.
+    unsafe { std::arch::x86_64::_mm_sfence() };
+}
+
 /// # Safety
 /// As [`stream_copy`]; the CPU has AVX (proved by the token).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn stream_copy_avx(_: Avx2, dst: *mut u8, src: *const u8, len: usize) {
-    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256, _mm_sfence};
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
     let mut i = 0;
     while i < len {
         // SAFETY: `i + 64 <= len`; `dst + i` is 32-byte aligned (64-byte aligned `dst`, `i`
@@ -141,14 +151,14 @@ unsafe fn stream_copy_avx(_: Avx2, dst: *mut u8, src: *const u8, len: usize) {
         }
         i += LINE;
     }
-    _mm_sfence();
+    store_fence();
 }
 
 /// # Safety
 /// As [`stream_copy`].
 #[cfg(target_arch = "x86_64")]
 unsafe fn stream_copy_sse2(dst: *mut u8, src: *const u8, len: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     let mut i = 0;
     while i < len {
         for k in (0..LINE).step_by(16) {
@@ -160,8 +170,7 @@ unsafe fn stream_copy_sse2(dst: *mut u8, src: *const u8, len: usize) {
         }
         i += LINE;
     }
-    // SAFETY: SSE is part of x86_64.
-    unsafe { _mm_sfence() };
+    store_fence();
 }
 
 /// # Safety
@@ -169,7 +178,7 @@ unsafe fn stream_copy_sse2(dst: *mut u8, src: *const u8, len: usize) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn stream_fill_avx(_: Avx2, dst: *mut u8, pattern: &[u8; LINE], len: usize) {
-    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256, _mm_sfence};
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
     // SAFETY: `pattern` is 64 readable bytes.
     let (a, b) = unsafe {
         (
@@ -186,14 +195,14 @@ unsafe fn stream_fill_avx(_: Avx2, dst: *mut u8, pattern: &[u8; LINE], len: usiz
         }
         i += LINE;
     }
-    _mm_sfence();
+    store_fence();
 }
 
 /// # Safety
 /// As [`stream_fill`].
 #[cfg(target_arch = "x86_64")]
 unsafe fn stream_fill_sse2(dst: *mut u8, pattern: &[u8; LINE], len: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     // SAFETY: `pattern` is 64 readable bytes.
     let v: [__m128i; 4] = std::array::from_fn(|k| unsafe {
         _mm_loadu_si128(pattern.as_ptr().add(16 * k).cast::<__m128i>())
@@ -206,8 +215,7 @@ unsafe fn stream_fill_sse2(dst: *mut u8, pattern: &[u8; LINE], len: usize) {
         }
         i += LINE;
     }
-    // SAFETY: SSE is part of x86_64.
-    unsafe { _mm_sfence() };
+    store_fence();
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ pub(crate) const MIN_ROW_BYTES: usize = 512;
 
 /// Rows up to this long that repeat along a broadcast axis are tiled even when they are not
 /// short: stamping a row from L1 beat one `memcpy` per row (glibc's `rep movsb`) on
-/// `row_f32`'s 4000-byte rows on a quiet machine (README, "Measurements behind the code").
+/// `row_f32`'s 4000-byte rows on a quiet machine (benches/RESULTS.md, "Measurements behind the code").
 pub(crate) const MAX_TILED_PERIOD_BYTES: usize = 4096;
 
 /// When rows are widened or tiled, in bytes (all zero: never).

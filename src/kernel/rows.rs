@@ -138,7 +138,7 @@ fn repeat_const<'a, S: Slot, const R: usize>(
 ///
 /// Smaller stamps pay loop overhead per stamp, larger ones become `memcpy` calls (glibc's
 /// `rep movsb`), and holding the pattern in registers gained nothing: each was measured
-/// slower or no faster (README, "Measurements behind the code").
+/// slower or no faster (benches/RESULTS.md, "Measurements behind the code").
 #[inline(always)]
 fn write_tiled<S: Slot>(
     period: usize,

@@ -35,7 +35,7 @@ pub(crate) trait Slot: Send + Sized {
     /// Columns per block when whole repeated rows are copied a column block at a time (0:
     /// never). Worth it when reading a source element costs more than its slot's bytes:
     /// a string's header and its heap bytes, which for a 1000-string row no longer fit in L1
-    /// (README, "Measurements behind the code").
+    /// (benches/RESULTS.md, "Measurements behind the code").
     const COLUMN_BLOCK: usize;
 }
 
@@ -46,7 +46,7 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for MaybeUninit<U> {
     fn fill(dst: &mut [Self], value: &U) {
         // Long fills with the CPU's string store: vector stores fetch every output line
         // before writing it, while `rep stos` on a CPU with fast strings writes whole lines
-        // without reading them (README, "Measurements behind the code").
+        // without reading them (benches/RESULTS.md, "Measurements behind the code").
         #[cfg(target_arch = "x86_64")]
         if std::mem::size_of_val(dst) >= REP_STOS_MIN_BYTES && fill_by_rep_stos(dst, value) {
             return;
@@ -77,7 +77,7 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for MaybeUninit<U> {
     fn copy_slots(dst: &mut [Self], src: &[Self]) {
         // One cache line at a time, in address order. A single `copy_from_slice` of a stamp
         // is expanded by LLVM into stores running from the stamp's last line back to its
-        // first, which the hardware streams worse (README, "Measurements behind the code").
+        // first, which the hardware streams worse (benches/RESULTS.md, "Measurements behind the code").
         let mut d = dst.chunks_exact_mut(Self::LINE);
         let mut s = src.chunks_exact(Self::LINE);
         for (d, s) in (&mut d).zip(&mut s) {

@@ -10,6 +10,8 @@
 //! - a short block under a broadcast axis becomes a [`Row::Tiled`] row: the block is written
 //!   once, then stamped out from the output itself (see [`super::rows`]).
 
+use super::slot::Stores;
+
 /// Rows shorter than this are widened (when the axes above allow it). Below about 512 bytes
 /// the fixed cost of a `memcpy` call or a fill loop's head and tail is a large share of the
 /// row's cost.
@@ -99,6 +101,8 @@ pub(crate) struct Program<'p> {
     pub(crate) row: Row<'p>,
     /// Elements per row.
     pub(crate) row_len: usize,
+    /// How long fills and copies are written.
+    pub(crate) stores: Stores,
 }
 
 impl<'p> Program<'p> {
@@ -124,6 +128,7 @@ impl<'p> Program<'p> {
                 outer_strides: &[],
                 row: Row::Single,
                 row_len: 1,
+                stores: Stores::PLAIN,
             };
         };
         let bytes = |len: usize| len.saturating_mul(elem_bytes);
@@ -170,6 +175,7 @@ impl<'p> Program<'p> {
             outer_strides: &strides[..k],
             row,
             row_len: len,
+            stores: Stores::PLAIN,
         }
     }
 }

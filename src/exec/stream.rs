@@ -78,7 +78,7 @@ pub(crate) fn fill_streaming_unfenced<T: Copy + bytemuck::NoUninit>(
 ) {
     let size = std::mem::size_of::<T>();
     let plain = |d: &mut [MaybeUninit<T>]| d.fill(MaybeUninit::new(value));
-    if size == 0 || LINE % size != 0 {
+    if size == 0 || !LINE.is_multiple_of(size) {
         plain(dst);
         return;
     }

@@ -266,7 +266,7 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for Streamed<U> {
         if std::mem::size_of_val(dst) >= STREAM_MIN_BYTES {
             crate::exec::fill_streaming_unfenced(Self::lanes(dst), *value);
         } else {
-            MaybeUninit::<U>::fill(Self::lanes(dst), value, how);
+            <MaybeUninit<U> as Slot>::fill(Self::lanes(dst), value, how);
         }
     }
 
@@ -275,7 +275,7 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for Streamed<U> {
         if std::mem::size_of_val(dst) >= STREAM_MIN_BYTES {
             crate::exec::copy_streaming_unfenced(Self::lanes(dst), as_uninit(src));
         } else {
-            MaybeUninit::<U>::copy(Self::lanes(dst), src, how);
+            <MaybeUninit<U> as Slot>::copy(Self::lanes(dst), src, how);
         }
     }
 
@@ -286,7 +286,7 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for Streamed<U> {
 
     #[inline(always)]
     fn replicate(dst: &mut [Self], at: usize, len: usize) {
-        MaybeUninit::<U>::replicate(Self::lanes(dst), at, len);
+        <MaybeUninit<U> as Slot>::replicate(Self::lanes(dst), at, len);
     }
 
     const STAMP: usize = <MaybeUninit<U> as Slot>::STAMP;
@@ -294,7 +294,7 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for Streamed<U> {
 
     #[inline(always)]
     fn copy_slots(dst: &mut [Self], src: &[Self]) {
-        MaybeUninit::<U>::copy_slots(Self::lanes(dst), Self::lanes_of(src));
+        <MaybeUninit<U> as Slot>::copy_slots(Self::lanes(dst), Self::lanes_of(src));
     }
 
     const COLUMN_BLOCK: usize = 0;

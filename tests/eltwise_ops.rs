@@ -80,6 +80,12 @@ fn within_one_ulp(a: &Tensor, b: &Tensor) -> bool {
                     .zip(y)
                     .all(|(p, q)| close(i64::from(p.to_bits()), i64::from(q.to_bits())))
         }
+        (Tensor::F64(x), Tensor::F64(y)) => {
+            x.shape() == y.shape()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| (p.to_bits() as i128 - q.to_bits() as i128).abs() <= 1)
+        }
         (Tensor::F16(x), Tensor::F16(y)) => {
             x.shape() == y.shape()
                 && x.iter()

@@ -35,6 +35,7 @@ pub use dispatch::{
     eltwise_into_with, eltwise_view, eltwise_view_into, select_tensor, select_view,
     select_view_into,
 };
+#[cfg(feature = "io")]
 pub(crate) use kernels::prelu_slope_shape;
 pub use select::{select, select_into, select_into_with};
 pub use table::{Arity, BinaryOp, EltwiseOp, ParseBinaryOpError, ShiftDirection};

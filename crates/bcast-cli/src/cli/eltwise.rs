@@ -71,7 +71,8 @@ Examples:
   bcast eltwise sum a.npy b.npy c.npy d.npy out.npy
   bcast eltwise fake_quantize x.npy il.npy ih.npy ol.npy oh.npy out.npy --levels 256")]
 pub struct EltwiseArgs {
-    /// The op, in snake case (add, floor_mod, sum, fake_quantize, ...).
+    /// The op: its snake-case name (add, floor_mod, sum, fake_quantize, ...) in any case, or
+    /// OpenVINO's layer type (Add, FloorMod, FakeQuantize, ...).
     #[arg(value_name = "OP")]
     op: String,
     /// The inputs, then the output: `IN.npy... OUT.npy` (`-` reads standard input for one
@@ -94,12 +95,27 @@ pub struct EltwiseArgs {
     fmod: Option<u8>,
 }
 
-/// Arguments of `bcast select`.
+/// Arguments of `bcast select`. The rule flags are `eltwise`'s, with Select's own help: its
+/// rule places three operands, not B onto A.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 COND is bool; THEN and ELSE have one element type, which the output takes.
-numpy broadcasts all three together; none wants three equal shapes; pdpd gives THEN's shape,
-with ELSE and COND laid onto it at --axis.")]
+numpy broadcasts all three together, multidirectionally (as OpenVINO runs Select-1); none wants
+three equal shapes; pdpd gives THEN's shape, with ELSE and COND each laid onto it from --axis.
+Examples:
+  bcast select cond.npy then.npy else.npy out.npy
+  bcast select cond.npy then.npy else.npy out.npy --auto-broadcast pdpd --axis 1",
+    mut_arg("auto_broadcast", |a| a.help(
+        "The auto-broadcast rule: none (three equal shapes), numpy (COND, THEN and ELSE \
+         stretch to their common shape) or pdpd (the output has THEN's shape; ELSE and COND \
+         are laid onto it)"
+    )),
+    mut_arg("axis", |a| a.help(
+        "pdpd only: the first axis of THEN that ELSE and COND are laid on (default -1: \
+         right-aligned)"
+    ))
+)]
 pub struct SelectArgs {
     /// The condition (bool); `-` reads standard input.
     #[arg(value_name = "COND.npy")]
@@ -127,12 +143,24 @@ fn one_stdin(paths: &[&PathBuf]) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The op named on the command line, in any case, as modes are: the snake-case name
+/// (`floor_mod`, `FLOOR_MOD`) or OpenVINO's layer type (`FloorMod`, `Add`).
+///
+/// # Errors
+/// No op of that name.
+pub fn parse_op(text: &str) -> Result<EltwiseOp, CliError> {
+    text.to_ascii_lowercase()
+        .parse()
+        .or_else(|_| EltwiseOp::from_openvino_type(text))
+        .map_err(|_| {
+            let e = bcast::ParseBinaryOpError(text.to_string());
+            CliError(format!("{e} (see bcast eltwise --help for the list)"))
+        })
+}
+
 /// The op with the attributes its flags set; a flag of another op is an error.
 fn op_with_attributes(args: &EltwiseArgs) -> Result<EltwiseOp, CliError> {
-    let mut op: EltwiseOp = args
-        .op
-        .parse()
-        .map_err(|e| CliError(format!("{e} (see bcast eltwise --help for the list)")))?;
+    let mut op = parse_op(&args.op)?;
     let foreign = |flag: &str, owner: &str| {
         CliError(format!(
             "--{flag} is a flag of {owner}; {} does not take it",

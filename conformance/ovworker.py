@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """OpenVINO element-wise oracle, run in a worker process (see generate_eltwise.py).
 
-Two ways to compute one element-wise node on numpy arrays:
+Three ways to compute one element-wise node on numpy arrays:
 
 - "ref": the node's inputs are Constants; openvino.passes.ConstantFolding replaces it with a
   Constant computed by OpenVINO's reference implementation (the op's `evaluate`). When the
   reference has no evaluate for the op/type pair the node stays in the graph: "unfolded".
+- "eval": the node's own `evaluate` called directly (the same reference code, for ops that
+  ConstantFolding skips on purpose, such as FakeQuantize).
 - "cpu": the inputs are Parameters; the model is compiled for the CPU plugin with
   INFERENCE_PRECISION_HINT=f32 and run.
 
 Nodes are built with openvino.utils.node_factory.NodeFactory("opset13") so that every
 attribute can be set, including the PDPD axis ("auto_broadcast.auto_broadcast_axis"), which
-the opset builders do not take, and Divide's "m_pythondiv".
+the opset builders do not take, and Divide's "m_pythondiv". A request may name another opset
+("opset": "opset15" for BitwiseLeftShift / BitwiseRightShift).
 
 Protocol: length-prefixed pickles on stdin/stdout; OpenVINO's own prints go to stderr.
 Answers: ("ok", array), ("unfolded", msg), ("rejected", msg); the parent turns a dead or hung
@@ -40,7 +43,7 @@ def serve():
     import openvino.passes as ovp
     from openvino.utils.node_factory import NodeFactory
 
-    factory = NodeFactory("opset13")
+    factories = {}
     core = ov.Core()
 
     def ov_type(a):
@@ -52,7 +55,11 @@ def serve():
 
     def handle(req):
         kind, op, attrs, arrays = req["kind"], req["op"], req["attrs"], req["arrays"]
-        if kind == "ref":
+        opset = req.get("opset", "opset13")
+        if opset not in factories:
+            factories[opset] = NodeFactory(opset)
+        factory = factories[opset]
+        if kind in ("ref", "eval"):
             srcs = [ops.constant(a) if a.dtype.kind != "U" else ops.constant(a, ov.Type.string)
                     for a in arrays]
         else:
@@ -62,6 +69,11 @@ def serve():
             node = factory.create(op, [s.output(0) for s in srcs], attrs)
         except Exception as e:  # noqa: BLE001
             return ("rejected", "build: " + _last_line(e))
+        if kind == "eval":
+            out = ov.Tensor(node.get_output_element_type(0), node.get_output_shape(0))
+            if not node.evaluate([out], [ov.Tensor(np.ascontiguousarray(a)) for a in arrays]):
+                return ("unfolded", f"{op} has no evaluate for these types")
+            return ("ok", np.array(out.data).reshape(tuple(node.get_output_shape(0))).copy())
         if kind == "ref":
             model = ov.Model([node], [])
             pm = ovp.Manager()
@@ -112,28 +124,31 @@ def serve():
 
 
 class Worker:
-    """Runs OpenVINO calls in a worker process; a crash or a hang is an answer."""
+    """Runs OpenVINO calls in a worker process; a crash or a hang is an answer. `script` names
+    another worker speaking the same protocol (conformance/paddleworker.py)."""
 
     TIMEOUT_S = 30
 
-    def __init__(self):
+    def __init__(self, script=None):
+        self.script = script or os.path.abspath(__file__)
         self.proc = None
         self.calls = 0
         self.crashes = 0
 
     def _start(self):
         import subprocess
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__)],
+        self.proc = subprocess.Popen([sys.executable, self.script],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
 
-    def call(self, kind, op, arrays, attrs):
+    def call(self, kind, op, arrays, attrs, opset="opset13"):
         import select
         import signal
         self.calls += 1
         if self.proc is None or self.proc.poll() is not None:
             self._start()
-        blob = pickle.dumps({"kind": kind, "op": op, "arrays": arrays, "attrs": attrs})
+        blob = pickle.dumps({"kind": kind, "op": op, "arrays": arrays, "attrs": attrs,
+                             "opset": opset})
         try:
             self.proc.stdin.write(struct.pack("<Q", len(blob)) + blob)
             self.proc.stdin.flush()

@@ -21,7 +21,7 @@ t=$(date +%s.%N)
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet numpy pytest hypothesis ml_dtypes
+"$venv/bin/python" -m pip install --quiet numpy pytest hypothesis ml_dtypes onnx
 echo "python-ci: venv and test tools: $(since "$t") s"
 
 t=$(date +%s.%N)

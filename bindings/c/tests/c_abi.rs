@@ -121,7 +121,7 @@ fn build_linked(
     exe
 }
 
-/// Runs `exe`; it must exit 0. Returns its standard output.
+/// Runs `exe`; it must exit 0, and is then deleted. Returns its standard output.
 fn run(exe: &Path, env: &[(&str, &str)]) -> String {
     let out = Command::new(exe)
         .envs(env.iter().copied())
@@ -136,6 +136,9 @@ fn run(exe: &Path, env: &[(&str, &str)]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     print!("{stdout}");
+    // Each program holds a whole static Rust library with debug info (well over 100 MB):
+    // kept only when it failed, for the post-mortem.
+    let _ = std::fs::remove_file(exe);
     stdout
 }
 

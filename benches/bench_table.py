@@ -16,7 +16,8 @@ def load(paths):
         with open(path) as f:
             for line in f:
                 d = json.loads(line)
-                rows.setdefault(d["case"], []).append(d)
+                if "case" in d:  # the first line names the machine
+                    rows.setdefault(d["case"], []).append(d)
     return rows
 
 

@@ -25,7 +25,8 @@ def load(pattern):
             for line in f:
                 if line.strip():
                     d = json.loads(line)
-                    rows.setdefault((d["case"], d.get("threads", 1)), []).append(d)
+                    if "case" in d:  # the first line names the machine
+                        rows.setdefault((d["case"], d.get("threads", 1)), []).append(d)
     return rows
 
 

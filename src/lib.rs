@@ -45,6 +45,14 @@ mod shape;
 mod tensor;
 mod view;
 
+/// The `f16` and `bf16` element types bcast takes, re-exported for the same reason as
+/// [`ndarray`].
+pub use half;
+/// The ndarray that bcast's API takes and returns (`ArrayD`, `ArrayViewD`, ...). Build your
+/// arrays with `bcast::ndarray` (or depend on the same ndarray version) so that both sides
+/// agree on the types: two ndarray versions in one build are two different `ArrayD`s.
+pub use ndarray;
+
 pub use api::{
     broadcast, broadcast_all, broadcast_into, broadcast_into_with, broadcast_with, output_shape,
     run_plan, run_plan_into,

@@ -264,7 +264,7 @@ proptest! {
     ) {
         // Shapes: then = a; cond and else take b or a.
         let (cs, es) = match which { 0 => (&b, &a), 1 => (&a, &b), _ => (&b, &b) };
-        let c = Laid::new(cs, lc, |i| (i as u64 ^ seed) % 3 == 0);
+        let c = Laid::new(cs, lc, |i| (i as u64 ^ seed).is_multiple_of(3));
         let t = Laid::new(&a, 1, |i| format!("t{i}"));
         let e = Laid::new(es, 3, |i| format!("e{i}"));
         let got = select(c.view(), t.view(), e.view(), &spec);

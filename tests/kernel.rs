@@ -6,7 +6,9 @@
 //! (one division per axis per element), written here from the definition in `StridePlan`'s
 //! docs, and shares no code with the executor.
 
-use bcast::exec::{with_tuning, Tuning};
+use bcast::exec::{
+    with_strategy, with_tuning, FillStores, RowCopies, Strategy, StreamedRows, Tuning,
+};
 use bcast::{
     broadcast_into_with, broadcast_with, plan, run_plan, BroadcastError, Element, Mode,
     Parallelism, StridePlan,
@@ -483,4 +485,74 @@ fn a_huge_stride_0_view_is_an_allocation_error_not_an_abort() {
     assert!(matches!(r, Err(BroadcastError::Allocation { .. })), "{r:?}");
     let r = bcast::broadcast(view.view(), &[1, n, n], &Mode::Bidirectional);
     assert!(matches!(r, Err(BroadcastError::Allocation { .. })), "{r:?}");
+}
+
+/// Every store strategy (each value of each choice, whatever this CPU's table picks) writes
+/// what the naive reference says, on the ordinary and the streaming path, serially and split
+/// into chunks that start mid-line: long fills (`rep stos` or vector), long row copies
+/// (`memcpy` or the line loop), streamed rows (window or direct) and their heads and tails.
+#[test]
+fn every_store_strategy_matches_the_reference() {
+    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let mut specs = handpicked();
+    specs.extend([
+        (vec![5, 1], vec![5, 3001], Mode::Numpy),
+        (vec![3, 1], vec![2, 3, 1500], Mode::Numpy),
+        (vec![4001], vec![3, 4001], Mode::Numpy),
+        (vec![1, 2000], vec![7, 2000], Mode::Numpy),
+        (vec![], vec![70_001], Mode::Numpy),
+        (vec![64, 1, 1], vec![1, 64, 33, 35], Mode::Numpy),
+    ]);
+    for fill in [FillStores::RepStos, FillStores::Vector] {
+        for row_copy in [RowCopies::Memcpy, RowCopies::Lines] {
+            for streamed_rows in [StreamedRows::Window, StreamedRows::Direct] {
+                let strategy = Strategy {
+                    fill,
+                    row_copy,
+                    streamed_rows,
+                    prefetch_ahead: 0,
+                    wide_eltwise: false,
+                };
+                with_strategy(strategy, || {
+                    for (i, (d, t, m)) in specs.iter().enumerate() {
+                        check_strategy::<u8>(d, t, m, &pool, i, &strategy);
+                        check_strategy::<u16>(d, t, m, &pool, i, &strategy);
+                        check_strategy::<f32>(d, t, m, &pool, i, &strategy);
+                        check_strategy::<f64>(d, t, m, &pool, i, &strategy);
+                    }
+                });
+            }
+        }
+    }
+}
+
+fn check_strategy<T: Sample>(
+    data_shape: &[usize],
+    target: &[usize],
+    mode: &Mode,
+    pool: &ThreadPool,
+    seed: usize,
+    strategy: &Strategy,
+) {
+    let plan = plan(data_shape, target, mode).unwrap();
+    let data = source::<T>(data_shape, seed);
+    let want = naive(&plan, data.as_slice().unwrap());
+    for stream in [false, true] {
+        for chunk in [None, Some(1001)] {
+            let tuning = Tuning {
+                stream_stores: Some(stream),
+                serial_below_bytes: Some(0),
+                chunk_elems: chunk,
+                ..Tuning::default()
+            };
+            for par in [Parallelism::Serial, Parallelism::Pool(pool)] {
+                let got = with_tuning(tuning, || run_plan(&plan, data.view(), par)).unwrap();
+                let how = format!(
+                    "{data_shape:?} -> {target:?} {mode}, {strategy}, streaming {stream}, \
+                     chunks {chunk:?}, {par:?}"
+                );
+                assert_same(got.as_slice().unwrap(), &want, &how);
+            }
+        }
+    }
 }

@@ -25,9 +25,10 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
+use crate::exec::isa::Avx2;
 use crate::exec::{
     as_init, for_each_chunk, per_line, prefetch_ahead, reserve, Odometer, Parallelism, Slot,
-    STRING_COST_BYTES,
+    Strategy, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -459,26 +460,83 @@ where
     }
     // A caller's closure may panic on the calling thread too (small outputs run serially):
     // that is a worker failure like any other.
+    let wide = wide_isa();
     caught(|| {
-        for_each_chunk(out, cost_bytes::<C>(), par, |start, chunk| {
-            let (mut ta, mut tb) = (Tile::new(), Tile::new());
-            let len = chunk.len();
-            walk(plan, start, len, |pieces, from, n| {
-                // SAFETY: the pieces come from walking `plan`, built from the very views `a` and
-                // `b` point into, over output positions of this chunk: every offset they
-                // describe is an element of the matching view.
-                unsafe {
-                    binary_stretch(
-                        kernel,
-                        (a, b),
-                        (&mut ta, &mut tb),
-                        pieces,
-                        &mut chunk[from..from + n],
-                    )
-                };
-            });
+        for_each_chunk(out, cost_bytes::<C>(), par, |start, chunk| match wide {
+            // SAFETY: the token proves the CPU runs AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Some(token) => unsafe {
+                write_binary_chunk_avx2(token, plan, (a, b), kernel, start, chunk)
+            },
+            _ => write_binary_chunk(plan, (a, b), kernel, start, chunk),
         })
     })
+}
+
+/// The AVX2 token when the strategy for this CPU runs the element-wise loops compiled for
+/// AVX2 (read once per run, on the calling thread). Wider loads and stores keep more cache
+/// lines in flight per loop iteration, which is what one thread's memory bandwidth needs on
+/// some CPUs; every op's arithmetic is the same IEEE operation at any vector width.
+fn wide_isa() -> Option<Avx2> {
+    if Strategy::get().wide_eltwise {
+        Avx2::detect()
+    } else {
+        None
+    }
+}
+
+/// [`write_binary_chunk`] compiled with AVX2 (everything it calls is `#[inline(always)]`).
+///
+/// # Safety
+/// The CPU must support AVX2 (the token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn write_binary_chunk_avx2<A, B, C, K, S>(
+    _: Avx2,
+    plan: &EltwisePlan<2>,
+    ops: (Operand<'_, A>, Operand<'_, B>),
+    kernel: &K,
+    start: usize,
+    chunk: &mut [S],
+) where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    S: Slot<C>,
+    K: BinaryKernel<A, B, C>,
+{
+    write_binary_chunk(plan, ops, kernel, start, chunk);
+}
+
+/// Writes output positions `start .. start + chunk.len()` of a binary op.
+#[inline(always)]
+fn write_binary_chunk<A, B, C, K, S>(
+    plan: &EltwisePlan<2>,
+    (a, b): (Operand<'_, A>, Operand<'_, B>),
+    kernel: &K,
+    start: usize,
+    chunk: &mut [S],
+) where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    S: Slot<C>,
+    K: BinaryKernel<A, B, C>,
+{
+    let (mut ta, mut tb) = (Tile::new(), Tile::new());
+    let len = chunk.len();
+    walk(plan, start, len, |pieces, from, n| {
+        // SAFETY: the pieces come from walking `plan`, built from the very views `a` and `b`
+        // point into, over output positions of this chunk: every offset they describe is an
+        // element of the matching view.
+        unsafe {
+            binary_stretch(
+                kernel,
+                (a, b),
+                (&mut ta, &mut tb),
+                pieces,
+                &mut chunk[from..from + n],
+            )
+        };
+    });
 }
 
 /// Runs `f`, turning a panic into [`BroadcastError::WorkerPanicked`].

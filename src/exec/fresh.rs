@@ -2,8 +2,8 @@
 //!
 //! A new output of tens of MiB comes straight from `mmap`, and every 4 KiB page faults on
 //! first write, which costs more than writing the page. Asking for transparent huge pages
-//! (as numpy does from 4 MiB) makes one fault per 2 MiB instead (the README's performance
-//! section has the measured difference on the allocating bench cases).
+//! (as numpy does from 4 MiB) makes one fault per 2 MiB instead (benches/RESULTS.md,
+//! "Measurements behind the code", has the measured difference on the allocating bench cases).
 
 use std::mem::MaybeUninit;
 

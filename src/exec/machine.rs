@@ -112,14 +112,14 @@ impl Policy {
     /// This machine's policy.
     ///
     /// - `serial_below_bytes`: two core caches, at least 1 MiB: below that, waking a second
-    ///   thread costs about as much as it saves (README, Performance, has the figures);
+    ///   thread costs about as much as it saves (benches/RESULTS.md has the figures);
     /// - `min_thread_bytes`: a quarter of a core cache, at least 256 KiB: a thread woken for
     ///   less spends most of its time being woken;
     /// - `max_chunk_bytes`: one core cache, at least [`MIN_CHUNK_BYTES`].
     /// - `stream_from_bytes`: twice the last-level cache, or `BCAST_STREAM_FROM_MIB` MiB when
     ///   that environment variable is set (for measuring): an output that cannot stay in
-    ///   the last-level cache is written faster without reading its lines first (README,
-    ///   Performance, has the figures, and how the same stores lose on outputs that fit).
+    ///   the last-level cache is written faster without reading its lines first (benches/
+    ///   RESULTS.md has the figures, and how the same stores lose on outputs that fit).
     pub fn get() -> Policy {
         static POLICY: OnceLock<Policy> = OnceLock::new();
         *POLICY.get_or_init(|| {

@@ -16,6 +16,7 @@ mod prefetch;
 mod scratch;
 mod slot;
 mod source;
+mod strategy;
 mod stream;
 
 pub use fresh::advise_huge_pages;
@@ -29,7 +30,10 @@ pub(crate) use prefetch::{per_line, prefetch_ahead};
 pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, Slot};
 pub(crate) use source::{broadcast_source, check_shape, row_major};
-pub(crate) use stream::copy_streaming;
+pub use strategy::{with_strategy, FillStores, RowCopies, Strategy, StreamedRows, Vendor};
+pub(crate) use stream::{
+    copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence,
+};
 pub use stream::{fill_streaming, streaming_available};
 
 /// A string clone allocates; for chunking, count it as about this many bytes of plain writes.

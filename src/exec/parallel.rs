@@ -187,7 +187,7 @@ pub(crate) fn chunk_elems(
     let bytes = len.saturating_mul(elem_bytes);
     let target = bytes / threads.max(1).saturating_mul(CHUNKS_PER_THREAD).max(1);
     let chunk_bytes = target.min(max_chunk_bytes).max(MIN_CHUNK_BYTES);
-    if CHUNK_ALIGN_BYTES % elem_bytes == 0 {
+    if CHUNK_ALIGN_BYTES.is_multiple_of(elem_bytes) {
         chunk_bytes.next_multiple_of(CHUNK_ALIGN_BYTES) / elem_bytes
     } else {
         (chunk_bytes / elem_bytes).max(1)
@@ -204,7 +204,9 @@ fn split<S>(
 ) -> Vec<(usize, &mut [S])> {
     let chunk = chunk_elems(dst.len(), cost_bytes, threads, max_chunk_bytes);
     let elem_bytes = std::mem::size_of::<S>();
-    let head = if elem_bytes == cost_bytes && elem_bytes > 0 && CHUNK_ALIGN_BYTES % elem_bytes == 0
+    let head = if elem_bytes == cost_bytes
+        && elem_bytes > 0
+        && CHUNK_ALIGN_BYTES.is_multiple_of(elem_bytes)
     {
         let misalign = dst.as_ptr() as usize % CHUNK_ALIGN_BYTES;
         ((CHUNK_ALIGN_BYTES - misalign) % CHUNK_ALIGN_BYTES) / elem_bytes

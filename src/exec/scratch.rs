@@ -6,8 +6,8 @@
 //! a large block has been freed once) at the top of a thread's heap, the allocator hands
 //! those pages back to the OS, and the next call faults them in again. Every call then pays
 //! page faults and, with several threads, the TLB shootdowns of the `madvise`; on a
-//! reduction of a few MiB that is a large share of the call (README, "Measurements behind
-//! the code"). So executors take their temporaries from here: a few buffers per thread,
+//! reduction of a few MiB that is a large share of the call (benches/RESULTS.md, "Measurements
+//! behind the code"). So executors take their temporaries from here: a few buffers per thread,
 //! reused, whatever the allocator.
 //!
 //! Re-entrant: a thread waiting in `rayon::join` may run another job of the same executor,

@@ -5,8 +5,9 @@
 //! Streaming stores (`movntdq`) write whole lines through write-combining buffers without
 //! reading them. They only pay where the output cannot stay in cache anyway, and they evict
 //! it, so the executors use them from [`super::Policy::stream_from_bytes`] on (decided on the
-//! whole output, never per chunk). Every writer here ends with `sfence`, so its stores are
-//! ordered before the thread's later ones (and before the join that hands the output back).
+//! whole output, never per chunk). Every public writer here ends with `sfence`, so its stores
+//! are ordered before the thread's later ones (and before the join that hands the output
+//! back); the `_unfenced` ones leave the fence to their caller, once per chunk.
 //!
 //! x86_64 only (SSE2 `_mm_stream_si128` always, AVX `_mm256_stream_si256` when
 //! [`Avx2::detect`] finds it); elsewhere the same functions use ordinary stores.
@@ -24,10 +25,18 @@ pub fn streaming_available() -> bool {
     cfg!(target_arch = "x86_64")
 }
 
-/// `dst[i] = src[i]`, the aligned middle with streaming stores. The lengths are equal.
+/// `dst[i] = src[i]`, the aligned middle with streaming stores, then a fence. The lengths
+/// are equal.
 ///
 /// `U` is a plain-data lane (an unsigned integer: every byte is initialised).
 pub(crate) fn copy_streaming<U: Copy>(dst: &mut [MaybeUninit<U>], src: &[MaybeUninit<U>]) {
+    copy_streaming_unfenced(dst, src);
+    store_fence();
+}
+
+/// [`copy_streaming`] without the fence: the caller calls [`store_fence`] before the output
+/// is handed on (once per chunk rather than once per row).
+pub(crate) fn copy_streaming_unfenced<U: Copy>(dst: &mut [MaybeUninit<U>], src: &[MaybeUninit<U>]) {
     assert_eq!(dst.len(), src.len(), "copy_streaming: lengths");
     let bytes = std::mem::size_of_val(dst);
     let d = dst.as_mut_ptr().cast::<u8>();
@@ -46,38 +55,66 @@ pub(crate) fn copy_streaming<U: Copy>(dst: &mut [MaybeUninit<U>], src: &[MaybeUn
     }
 }
 
-/// Writes `value` into every element of `dst`, the aligned middle with streaming stores.
-/// The bench's streaming fill bound; `size_of::<T>()` must divide 64 (1, 2, 4, 8, 16, 32,
-/// 64), else this is an ordinary fill.
+/// Writes `value` into every element of `dst`, the aligned middle with streaming stores,
+/// then a fence. The bench's streaming fill bound; `size_of::<T>()` must divide 64 (1, 2, 4,
+/// 8, 16, 32, 64), else this is an ordinary fill.
 pub fn fill_streaming<T: bytemuck::Pod>(dst: &mut [T], value: T) {
+    let dst: &mut [MaybeUninit<T>] = {
+        let (p, n) = (dst.as_mut_ptr(), dst.len());
+        // SAFETY: `MaybeUninit<T>` has `T`'s layout, every `T` is a valid `MaybeUninit<T>`,
+        // and only `T`s (bytes of `value`) are written through the new slice, which takes
+        // over the mutable borrow.
+        unsafe { std::slice::from_raw_parts_mut(p.cast::<MaybeUninit<T>>(), n) }
+    };
+    fill_streaming_unfenced(dst, value);
+    store_fence();
+}
+
+/// [`fill_streaming`] into possibly uninitialised lanes, without the fence: the caller calls
+/// [`store_fence`] before the output is handed on.
+pub(crate) fn fill_streaming_unfenced<T: Copy + bytemuck::NoUninit>(
+    dst: &mut [MaybeUninit<T>],
+    value: T,
+) {
     let size = std::mem::size_of::<T>();
-    if size == 0 || LINE % size != 0 {
-        dst.fill(value);
+    let plain = |d: &mut [MaybeUninit<T>]| d.fill(MaybeUninit::new(value));
+    if size == 0 || !LINE.is_multiple_of(size) {
+        plain(dst);
         return;
     }
     let head_bytes = dst.as_ptr().cast::<u8>().align_offset(LINE);
     let head = (head_bytes / size).min(dst.len());
     if head * size != head_bytes && head < dst.len() {
         // An element straddles the line boundary (a misaligned slice): no streaming.
-        dst.fill(value);
+        plain(dst);
         return;
     }
     let (first, rest) = dst.split_at_mut(head);
-    first.fill(value);
+    plain(first);
     let lines = std::mem::size_of_val(rest) / LINE;
     let (body, tail) = rest.split_at_mut(lines * LINE / size);
-    tail.fill(value);
+    plain(tail);
     let mut pattern = [0u8; LINE];
     for c in pattern.chunks_exact_mut(size) {
         c.copy_from_slice(bytemuck::bytes_of(&value));
     }
     // SAFETY: `body` is 64-byte aligned (it starts `head_bytes` into `dst`) and
-    // `lines * 64` bytes long, all writable; a `T: Pod` may hold any bytes.
+    // `lines * 64` bytes long, all writable; the lanes take any bytes, and these are
+    // `value`'s (no padding: `NoUninit`).
     unsafe { stream_fill(body.as_mut_ptr().cast(), &pattern, lines * LINE) };
 }
 
-/// Streams `len` bytes (a multiple of 64) from `src` to the 64-byte aligned `dst`, then
-/// fences.
+/// Orders this thread's streaming stores before its later stores (and so before the join
+/// that hands the output back).
+pub(crate) fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86_64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence();
+    }
+}
+
+/// Streams `len` bytes (a multiple of 64) from `src` to the 64-byte aligned `dst` (no fence).
 ///
 /// # Safety
 /// `dst` 64-byte aligned and writable for `len` bytes, `src` readable and initialised for
@@ -101,7 +138,7 @@ unsafe fn stream_copy(dst: *mut u8, src: *const u8, len: usize) {
 }
 
 /// Streams the 64-byte `pattern` over `len` bytes (a multiple of 64) at the 64-byte aligned
-/// `dst`, then fences.
+/// `dst` (no fence).
 ///
 /// # Safety
 /// `dst` 64-byte aligned and writable for `len` bytes.
@@ -128,7 +165,7 @@ unsafe fn stream_fill(dst: *mut u8, pattern: &[u8; LINE], len: usize) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn stream_copy_avx(_: Avx2, dst: *mut u8, src: *const u8, len: usize) {
-    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256, _mm_sfence};
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
     let mut i = 0;
     while i < len {
         // SAFETY: `i + 64 <= len`; `dst + i` is 32-byte aligned (64-byte aligned `dst`, `i`
@@ -141,14 +178,13 @@ unsafe fn stream_copy_avx(_: Avx2, dst: *mut u8, src: *const u8, len: usize) {
         }
         i += LINE;
     }
-    _mm_sfence();
 }
 
 /// # Safety
 /// As [`stream_copy`].
 #[cfg(target_arch = "x86_64")]
 unsafe fn stream_copy_sse2(dst: *mut u8, src: *const u8, len: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     let mut i = 0;
     while i < len {
         for k in (0..LINE).step_by(16) {
@@ -160,8 +196,6 @@ unsafe fn stream_copy_sse2(dst: *mut u8, src: *const u8, len: usize) {
         }
         i += LINE;
     }
-    // SAFETY: SSE is part of x86_64.
-    unsafe { _mm_sfence() };
 }
 
 /// # Safety
@@ -169,7 +203,7 @@ unsafe fn stream_copy_sse2(dst: *mut u8, src: *const u8, len: usize) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn stream_fill_avx(_: Avx2, dst: *mut u8, pattern: &[u8; LINE], len: usize) {
-    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256, _mm_sfence};
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
     // SAFETY: `pattern` is 64 readable bytes.
     let (a, b) = unsafe {
         (
@@ -186,14 +220,13 @@ unsafe fn stream_fill_avx(_: Avx2, dst: *mut u8, pattern: &[u8; LINE], len: usiz
         }
         i += LINE;
     }
-    _mm_sfence();
 }
 
 /// # Safety
 /// As [`stream_fill`].
 #[cfg(target_arch = "x86_64")]
 unsafe fn stream_fill_sse2(dst: *mut u8, pattern: &[u8; LINE], len: usize) {
-    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
     // SAFETY: `pattern` is 64 readable bytes.
     let v: [__m128i; 4] = std::array::from_fn(|k| unsafe {
         _mm_loadu_si128(pattern.as_ptr().add(16 * k).cast::<__m128i>())
@@ -206,8 +239,6 @@ unsafe fn stream_fill_sse2(dst: *mut u8, pattern: &[u8; LINE], len: usize) {
         }
         i += LINE;
     }
-    // SAFETY: SSE is part of x86_64.
-    unsafe { _mm_sfence() };
 }
 
 #[cfg(test)]

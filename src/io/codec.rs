@@ -133,7 +133,7 @@ pub(crate) fn decode_vec<T: FixedWidth>(
     order: ByteOrder,
 ) -> Result<Vec<T>, DecodeError> {
     let size = <T::Lane as Lane>::SIZE;
-    if bytes.len() % size != 0 {
+    if !bytes.len().is_multiple_of(size) {
         return Err(DecodeError::Length {
             bytes: bytes.len(),
             size,

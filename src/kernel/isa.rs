@@ -1,8 +1,8 @@
 //! Wider vectors where the CPU has them.
 //!
 //! The crate is built for baseline x86-64 (16-byte SSE2 stores). For outputs that stay in
-//! L2/L3 that is too narrow to keep up with `memset` (the README's performance section has
-//! the measurements, AVX-512 included), so the whole walk is compiled a second time with
+//! L2/L3 that is too narrow to keep up with `memset` (benches/RESULTS.md has the
+//! measurements, AVX-512 included), so the whole walk is compiled a second time with
 //! AVX2 enabled and picked at run time.
 
 use super::program::Program;

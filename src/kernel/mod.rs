@@ -23,7 +23,10 @@
 use std::mem::MaybeUninit;
 
 use crate::error::BroadcastError;
-use crate::exec::{copy_streaming, for_each_chunk, stream_stores, Parallelism, STRING_COST_BYTES};
+use crate::exec::{
+    copy_streaming, for_each_chunk, store_fence, stream_stores, Parallelism, Strategy,
+    StreamedRows, STRING_COST_BYTES,
+};
 use crate::plan::StridePlan;
 
 mod isa;
@@ -33,8 +36,8 @@ mod slot;
 mod walk;
 
 use isa::Isa;
-use program::{Program, Widening};
-use slot::Slot;
+use program::{Program, Row, Run, Widening};
+use slot::{Slot, Stores, Streamed};
 
 /// Outputs smaller than this run the baseline copy of the walk.
 const WIDE_ISA_MIN_BYTES: usize = 4096;
@@ -68,6 +71,7 @@ pub(crate) fn execute<U: Copy + Send + Sync + bytemuck::NoUninit>(
         cost_bytes: elem_bytes,
         widening: Widening::LANES,
         isa,
+        strategy: Strategy::get(),
     };
     if stream_stores(dst.len().saturating_mul(elem_bytes)) {
         return run_streaming(plan, src, dst, par, style);
@@ -78,11 +82,12 @@ pub(crate) fn execute<U: Copy + Send + Sync + bytemuck::NoUninit>(
 /// Bytes written through the cache-resident window at a time on the streaming path.
 const STREAM_WINDOW_BYTES: usize = 16 << 10;
 
-/// [`run`] for outputs larger than the last-level cache: each chunk is written a window at a
-/// time into a small buffer that stays in L1 (by the same walk, so every row kind is
-/// covered), and the window is then streamed to the output with non-temporal stores (see
-/// [`crate::exec`]'s `stream` module). The extra L1 copy is hidden behind the memory bus;
-/// the streaming stores save reading every output line before writing it.
+/// [`run`] for outputs larger than the last-level cache, with non-temporal stores (see
+/// [`crate::exec`]'s `stream` module), which save reading every output line before writing
+/// it. Where the strategy says so, long fill and copy rows are streamed straight from a
+/// register or the source ([`Streamed`] slots). Every other row kind (and every row where
+/// the strategy says so) is written a window at a time into a small buffer that stays in L1
+/// (by the same walk, so every row kind is covered), and the window is then streamed out.
 fn run_streaming<U: Copy + Send + Sync + bytemuck::NoUninit>(
     plan: &StridePlan,
     src: &[U],
@@ -95,12 +100,17 @@ fn run_streaming<U: Copy + Send + Sync + bytemuck::NoUninit>(
     if plan.is_empty() {
         return Ok(());
     }
-    let program = Program::new(
-        plan.dims(),
-        plan.strides(),
-        style.elem_bytes,
-        style.widening,
-    );
+    let program = style.program(plan);
+    if style.strategy.streamed_rows == StreamedRows::Direct
+        && streams_directly(&program.row, style.elem_bytes)
+    {
+        return for_each_chunk(dst, style.cost_bytes, par, |start, chunk| {
+            style
+                .isa
+                .write_range(&program, src, Streamed::of_lanes(chunk), start);
+            store_fence();
+        });
+    }
     let window = (STREAM_WINDOW_BYTES / style.elem_bytes.max(1)).max(1);
     for_each_chunk(dst, style.cost_bytes, par, |start, chunk| {
         let mut buf: Vec<MaybeUninit<U>> = vec![MaybeUninit::uninit(); window.min(chunk.len())];
@@ -130,6 +140,7 @@ pub(crate) fn execute_clone(
         // do not vectorise.
         widening: Widening::NONE,
         isa: Isa::Baseline,
+        strategy: Strategy::get(),
     };
     run(plan, src, dst, par, style)
 }
@@ -145,6 +156,34 @@ struct Style {
     widening: Widening,
     /// Which compiled copy of the walk runs.
     isa: Isa,
+    /// The store strategies, read once on the calling thread.
+    strategy: Strategy,
+}
+
+impl Style {
+    /// The program of `plan` for this style.
+    fn program<'p>(&self, plan: &'p StridePlan) -> Program<'p> {
+        Program {
+            stores: Stores::of(&self.strategy),
+            ..Program::new(plan.dims(), plan.strides(), self.elem_bytes, self.widening)
+        }
+    }
+}
+
+/// Runs of at least this many bytes are long enough to stream without the window: a whole
+/// line or more in the middle of each.
+const DIRECT_RUN_MIN_BYTES: usize = 1024;
+
+/// Whether every run of `row` is a long fill or copy, which [`Streamed`] slots write
+/// straight to memory.
+fn streams_directly(row: &Row<'_>, elem_bytes: usize) -> bool {
+    match *row {
+        Row::Run(Run::Fill | Run::Copy) => true,
+        Row::Run(Run::RepeatEach { repeat, .. }) => {
+            repeat.saturating_mul(elem_bytes) >= DIRECT_RUN_MIN_BYTES
+        }
+        _ => false,
+    }
 }
 
 fn run<S: Slot>(
@@ -159,12 +198,7 @@ fn run<S: Slot>(
     if plan.is_empty() {
         return Ok(());
     }
-    let program = Program::new(
-        plan.dims(),
-        plan.strides(),
-        style.elem_bytes,
-        style.widening,
-    );
+    let program = style.program(plan);
     for_each_chunk(dst, style.cost_bytes, par, |start, chunk| {
         style.isa.write_range(&program, src, chunk, start);
     })

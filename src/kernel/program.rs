@@ -10,6 +10,8 @@
 //! - a short block under a broadcast axis becomes a [`Row::Tiled`] row: the block is written
 //!   once, then stamped out from the output itself (see [`super::rows`]).
 
+use super::slot::Stores;
+
 /// Rows shorter than this are widened (when the axes above allow it). Below about 512 bytes
 /// the fixed cost of a `memcpy` call or a fill loop's head and tail is a large share of the
 /// row's cost.
@@ -17,7 +19,7 @@ pub(crate) const MIN_ROW_BYTES: usize = 512;
 
 /// Rows up to this long that repeat along a broadcast axis are tiled even when they are not
 /// short: stamping a row from L1 beat one `memcpy` per row (glibc's `rep movsb`) on
-/// `row_f32`'s 4000-byte rows on a quiet machine (README, "Measurements behind the code").
+/// `row_f32`'s 4000-byte rows on a quiet machine (benches/RESULTS.md, "Measurements behind the code").
 pub(crate) const MAX_TILED_PERIOD_BYTES: usize = 4096;
 
 /// When rows are widened or tiled, in bytes (all zero: never).
@@ -99,6 +101,8 @@ pub(crate) struct Program<'p> {
     pub(crate) row: Row<'p>,
     /// Elements per row.
     pub(crate) row_len: usize,
+    /// How long fills and copies are written.
+    pub(crate) stores: Stores,
 }
 
 impl<'p> Program<'p> {
@@ -124,6 +128,7 @@ impl<'p> Program<'p> {
                 outer_strides: &[],
                 row: Row::Single,
                 row_len: 1,
+                stores: Stores::PLAIN,
             };
         };
         let bytes = |len: usize| len.saturating_mul(elem_bytes);
@@ -170,6 +175,7 @@ impl<'p> Program<'p> {
             outer_strides: &strides[..k],
             row,
             row_len: len,
+            stores: Stores::PLAIN,
         }
     }
 }

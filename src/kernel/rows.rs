@@ -4,7 +4,7 @@
 //! the row, and writes `dst.len()` elements.
 
 use super::program::{Row, Run};
-use super::slot::Slot;
+use super::slot::{Slot, Stores};
 use super::walk::{offset, source_walk};
 
 /// Writes elements `col .. col + dst.len()` of one row whose source origin is `base`.
@@ -13,6 +13,7 @@ use super::walk::{offset, source_walk};
 /// inside [`super::isa`]'s wider-vector entry points.
 #[inline(always)]
 pub(crate) fn write_row<S: Slot>(
+    how: Stores,
     row: &Row<'_>,
     src: &[S::Value],
     base: usize,
@@ -20,18 +21,25 @@ pub(crate) fn write_row<S: Slot>(
     dst: &mut [S],
 ) {
     match *row {
-        Row::Single => S::copy(dst, &src[base..base + dst.len()]),
-        Row::Run(run) => write_run(run, src, base, col, dst),
-        Row::Tiled { period, block } => write_tiled(period, block, src, base, col, dst),
+        Row::Single => S::copy(dst, &src[base..base + dst.len()], how),
+        Row::Run(run) => write_run(how, run, src, base, col, dst),
+        Row::Tiled { period, block } => write_tiled(how, period, block, src, base, col, dst),
     }
 }
 
 /// Writes elements `col .. col + dst.len()` of one run.
 #[inline(always)]
-fn write_run<S: Slot>(run: Run<'_>, src: &[S::Value], base: usize, col: usize, dst: &mut [S]) {
+fn write_run<S: Slot>(
+    how: Stores,
+    run: Run<'_>,
+    src: &[S::Value],
+    base: usize,
+    col: usize,
+    dst: &mut [S],
+) {
     match run {
-        Run::Fill => S::fill(dst, &src[base]),
-        Run::Copy => S::copy(dst, &src[base + col..base + col + dst.len()]),
+        Run::Fill => S::fill(dst, &src[base], how),
+        Run::Copy => S::copy(dst, &src[base + col..base + col + dst.len()], how),
         Run::Strided { stride } => {
             let mut at = base + col * stride;
             for d in dst {
@@ -39,7 +47,7 @@ fn write_run<S: Slot>(run: Run<'_>, src: &[S::Value], base: usize, col: usize, d
                 at += stride;
             }
         }
-        Run::RepeatEach { repeat, stride } => repeat_each(repeat, stride, src, base, col, dst),
+        Run::RepeatEach { repeat, stride } => repeat_each(how, repeat, stride, src, base, col, dst),
         Run::General { dims, strides } => {
             let mut walk = source_walk(dims, strides, base, col);
             for d in dst {
@@ -53,6 +61,7 @@ fn write_run<S: Slot>(run: Run<'_>, src: &[S::Value], base: usize, col: usize, d
 /// Axes `[C, R]`, source strides `[stride, 0]`: each source element written `repeat` times.
 #[inline(always)]
 fn repeat_each<S: Slot>(
+    how: Stores,
     repeat: usize,
     stride: usize,
     src: &[S::Value],
@@ -70,7 +79,7 @@ fn repeat_each<S: Slot>(
         // A chunk that starts inside a group finishes that group first.
         let n = (repeat - phase).min(dst.len());
         let (head, rest) = dst.split_at_mut(n);
-        S::fill(head, &src[base + group * stride]);
+        S::fill(head, &src[base + group * stride], how);
         dst = rest;
         group += 1;
     }
@@ -80,13 +89,13 @@ fn repeat_each<S: Slot>(
     if groups > 0 {
         let values = &src[first..=first + (groups - 1) * stride];
         if stride == 1 {
-            repeat_each_of(repeat, body, values.iter());
+            repeat_each_of(how, repeat, body, values.iter());
         } else {
-            repeat_each_of(repeat, body, values.iter().step_by(stride));
+            repeat_each_of(how, repeat, body, values.iter().step_by(stride));
         }
     }
     if !tail.is_empty() {
-        S::fill(tail, &src[first + groups * stride]);
+        S::fill(tail, &src[first + groups * stride], how);
     }
 }
 
@@ -94,6 +103,7 @@ fn repeat_each<S: Slot>(
 /// becomes a few straight-line stores.
 #[inline(always)]
 fn repeat_each_of<'a, S: Slot>(
+    how: Stores,
     repeat: usize,
     body: &mut [S],
     values: impl Iterator<Item = &'a S::Value>,
@@ -101,17 +111,17 @@ fn repeat_each_of<'a, S: Slot>(
     S::Value: 'a,
 {
     match repeat {
-        2 => repeat_const::<S, 2>(body, values),
-        3 => repeat_const::<S, 3>(body, values),
-        4 => repeat_const::<S, 4>(body, values),
-        5 => repeat_const::<S, 5>(body, values),
-        6 => repeat_const::<S, 6>(body, values),
-        7 => repeat_const::<S, 7>(body, values),
-        8 => repeat_const::<S, 8>(body, values),
-        16 => repeat_const::<S, 16>(body, values),
+        2 => repeat_const::<S, 2>(how, body, values),
+        3 => repeat_const::<S, 3>(how, body, values),
+        4 => repeat_const::<S, 4>(how, body, values),
+        5 => repeat_const::<S, 5>(how, body, values),
+        6 => repeat_const::<S, 6>(how, body, values),
+        7 => repeat_const::<S, 7>(how, body, values),
+        8 => repeat_const::<S, 8>(how, body, values),
+        16 => repeat_const::<S, 16>(how, body, values),
         _ => {
             for (group, value) in body.chunks_exact_mut(repeat).zip(values) {
-                S::fill(group, value);
+                S::fill(group, value, how);
             }
         }
     }
@@ -119,13 +129,14 @@ fn repeat_each_of<'a, S: Slot>(
 
 #[inline(always)]
 fn repeat_const<'a, S: Slot, const R: usize>(
+    how: Stores,
     body: &mut [S],
     values: impl Iterator<Item = &'a S::Value>,
 ) where
     S::Value: 'a,
 {
     for (group, value) in body.chunks_exact_mut(R).zip(values) {
-        S::fill(group, value);
+        S::fill(group, value, how);
     }
 }
 
@@ -138,9 +149,10 @@ fn repeat_const<'a, S: Slot, const R: usize>(
 ///
 /// Smaller stamps pay loop overhead per stamp, larger ones become `memcpy` calls (glibc's
 /// `rep movsb`), and holding the pattern in registers gained nothing: each was measured
-/// slower or no faster (README, "Measurements behind the code").
+/// slower or no faster (benches/RESULTS.md, "Measurements behind the code").
 #[inline(always)]
 fn write_tiled<S: Slot>(
+    how: Stores,
     period: usize,
     block: Run<'_>,
     src: &[S::Value],
@@ -152,9 +164,9 @@ fn write_tiled<S: Slot>(
     let phase = if col == 0 { 0 } else { col % period };
     let first = period.min(n);
     let head = (period - phase).min(first);
-    write_run(block, src, base, phase, &mut dst[..head]);
+    write_run(how, block, src, base, phase, &mut dst[..head]);
     if first > head {
-        write_run(block, src, base, 0, &mut dst[head..first]);
+        write_run(how, block, src, base, 0, &mut dst[head..first]);
     }
     // From here on dst[j] == dst[j - period]. The prefix holds one super-period (a multiple
     // of `period`, whole cache lines when that stays small, at least one stamp) plus one
@@ -211,7 +223,7 @@ mod tests {
 
     fn row_of(row: Row<'_>, src: &[u32], base: usize, col: usize, n: usize) -> Vec<u32> {
         let mut out = vec![MaybeUninit::new(0u32); n];
-        write_row(&row, src, base, col, &mut out);
+        write_row(Stores::PLAIN, &row, src, base, col, &mut out);
         // SAFETY: every slot was initialised above.
         out.into_iter()
             .map(|v| unsafe { v.assume_init() })

@@ -6,16 +6,44 @@
 
 use std::mem::MaybeUninit;
 
+use crate::exec::{FillStores, RowCopies, Strategy};
+
+/// How long fills and row copies are written on this run (from [`Strategy`], read once per
+/// run on the calling thread).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stores {
+    /// Long fills.
+    pub(crate) fill: FillStores,
+    /// Long row copies.
+    pub(crate) copy: RowCopies,
+}
+
+impl Stores {
+    /// Ordinary stores and `memcpy`.
+    pub(crate) const PLAIN: Stores = Stores {
+        fill: FillStores::Vector,
+        copy: RowCopies::Memcpy,
+    };
+
+    /// What `strategy` says.
+    pub(crate) fn of(strategy: &Strategy) -> Stores {
+        Stores {
+            fill: strategy.fill,
+            copy: strategy.row_copy,
+        }
+    }
+}
+
 /// An output slot.
 pub(crate) trait Slot: Send + Sized {
     /// What the source holds.
     type Value: Sync;
 
-    /// Writes `value` into every slot of `dst`.
-    fn fill(dst: &mut [Self], value: &Self::Value);
+    /// Writes `value` into every slot of `dst`, long runs as `how` says.
+    fn fill(dst: &mut [Self], value: &Self::Value, how: Stores);
 
-    /// Writes `src[i]` into `dst[i]`; the lengths are equal.
-    fn copy(dst: &mut [Self], src: &[Self::Value]);
+    /// Writes `src[i]` into `dst[i]`, long runs as `how` says; the lengths are equal.
+    fn copy(dst: &mut [Self], src: &[Self::Value], how: Stores);
 
     /// Writes `value` into one slot.
     fn set(dst: &mut Self, value: &Self::Value);
@@ -43,19 +71,29 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for MaybeUninit<U> {
     type Value = U;
 
     #[inline(always)]
-    fn fill(dst: &mut [Self], value: &U) {
-        // Long fills with the CPU's string store: vector stores fetch every output line
-        // before writing it, while `rep stos` on a CPU with fast strings writes whole lines
-        // without reading them (README, "Measurements behind the code").
+    fn fill(dst: &mut [Self], value: &U, how: Stores) {
+        // Long fills with the CPU's string store where the strategy says so: on those CPUs
+        // vector stores fetch every output line before writing it, while `rep stos` with fast
+        // strings writes whole lines without reading them (benches/RESULTS.md).
         #[cfg(target_arch = "x86_64")]
-        if std::mem::size_of_val(dst) >= REP_STOS_MIN_BYTES && fill_by_rep_stos(dst, value) {
+        if how.fill == FillStores::RepStos
+            && std::mem::size_of_val(dst) >= REP_STOS_MIN_BYTES
+            && fill_by_rep_stos(dst, value)
+        {
             return;
         }
+        let _ = how;
         dst.fill(MaybeUninit::new(*value));
     }
 
     #[inline(always)]
-    fn copy(dst: &mut [Self], src: &[U]) {
+    fn copy(dst: &mut [Self], src: &[U], how: Stores) {
+        // Where `memcpy` of a row is a string move that falls behind vector stores, long rows
+        // are copied a line at a time (benches/RESULTS.md).
+        if how.copy == RowCopies::Lines && std::mem::size_of_val(dst) >= LINE_COPY_MIN_BYTES {
+            Self::copy_slots(dst, as_uninit(src));
+            return;
+        }
         dst.copy_from_slice(as_uninit(src));
     }
 
@@ -94,14 +132,14 @@ impl Slot for String {
     type Value = String;
 
     #[inline(always)]
-    fn fill(dst: &mut [Self], value: &String) {
+    fn fill(dst: &mut [Self], value: &String, _: Stores) {
         for d in dst {
             d.clone_from(value);
         }
     }
 
     #[inline(always)]
-    fn copy(dst: &mut [Self], src: &[String]) {
+    fn copy(dst: &mut [Self], src: &[String], _: Stores) {
         dst.clone_from_slice(src);
     }
 
@@ -144,6 +182,10 @@ fn as_uninit<U: Copy>(src: &[U]) -> &[MaybeUninit<U>] {
     unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), src.len()) }
 }
 
+/// Row copies at least this long take the line loop when the strategy says so (shorter ones
+/// are a few vector moves in `memcpy` anyway).
+const LINE_COPY_MIN_BYTES: usize = 256;
+
 /// Fills at least this long use `rep stos` where the CPU has fast strings.
 #[cfg(target_arch = "x86_64")]
 const REP_STOS_MIN_BYTES: usize = 2048;
@@ -185,4 +227,75 @@ fn fill_by_rep_stos<U: Copy + bytemuck::NoUninit>(dst: &mut [MaybeUninit<U>], va
         }
     }
     true
+}
+
+/// An output lane of a run written with non-temporal stores: fills and copies of at least
+/// [`STREAM_MIN_BYTES`] stream straight to memory (the caller fences once per chunk, with
+/// `exec::store_fence`); shorter ones, and every other way of writing, are ordinary stores.
+#[repr(transparent)]
+pub(crate) struct Streamed<U>(MaybeUninit<U>);
+
+/// Fills and copies at least this long are streamed (shorter ones would be mostly head and
+/// tail).
+const STREAM_MIN_BYTES: usize = 256;
+
+impl<U> Streamed<U> {
+    /// The lanes of `dst` as streamed slots.
+    pub(crate) fn of_lanes(dst: &mut [MaybeUninit<U>]) -> &mut [Streamed<U>] {
+        // SAFETY: `Streamed<U>` is `repr(transparent)` over `MaybeUninit<U>`, so the slices
+        // have the same layout; the mutable borrow is moved, not duplicated.
+        unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast(), dst.len()) }
+    }
+
+    fn lanes(dst: &mut [Self]) -> &mut [MaybeUninit<U>] {
+        // SAFETY: as in `of_lanes`, the other way round.
+        unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast(), dst.len()) }
+    }
+
+    fn lanes_of(src: &[Self]) -> &[MaybeUninit<U>] {
+        // SAFETY: as in `of_lanes`, for a shared borrow.
+        unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), src.len()) }
+    }
+}
+
+impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for Streamed<U> {
+    type Value = U;
+
+    #[inline(always)]
+    fn fill(dst: &mut [Self], value: &U, how: Stores) {
+        if std::mem::size_of_val(dst) >= STREAM_MIN_BYTES {
+            crate::exec::fill_streaming_unfenced(Self::lanes(dst), *value);
+        } else {
+            <MaybeUninit<U> as Slot>::fill(Self::lanes(dst), value, how);
+        }
+    }
+
+    #[inline(always)]
+    fn copy(dst: &mut [Self], src: &[U], how: Stores) {
+        if std::mem::size_of_val(dst) >= STREAM_MIN_BYTES {
+            crate::exec::copy_streaming_unfenced(Self::lanes(dst), as_uninit(src));
+        } else {
+            <MaybeUninit<U> as Slot>::copy(Self::lanes(dst), src, how);
+        }
+    }
+
+    #[inline(always)]
+    fn set(dst: &mut Self, value: &U) {
+        dst.0 = MaybeUninit::new(*value);
+    }
+
+    #[inline(always)]
+    fn replicate(dst: &mut [Self], at: usize, len: usize) {
+        <MaybeUninit<U> as Slot>::replicate(Self::lanes(dst), at, len);
+    }
+
+    const STAMP: usize = <MaybeUninit<U> as Slot>::STAMP;
+    const LINE: usize = <MaybeUninit<U> as Slot>::LINE;
+
+    #[inline(always)]
+    fn copy_slots(dst: &mut [Self], src: &[Self]) {
+        <MaybeUninit<U> as Slot>::copy_slots(Self::lanes(dst), Self::lanes_of(src));
+    }
+
+    const COLUMN_BLOCK: usize = 0;
 }

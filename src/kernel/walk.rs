@@ -2,7 +2,7 @@
 
 use super::program::{Program, Row, Run};
 use super::rows::write_row;
-use super::slot::Slot;
+use super::slot::{Slot, Stores};
 use crate::exec::Odometer;
 
 /// The shared odometer over one operand (the source), positioned at flat `position` of
@@ -39,7 +39,7 @@ pub(crate) fn write_range<S: Slot>(
     }
     if program.outer_dims.is_empty() {
         // The whole output is one row (a scalar fill, a tiled pattern, a small block).
-        write_row(&program.row, src, 0, start, dst);
+        write_row(program.stores, &program.row, src, 0, start, dst);
         return;
     }
     let row_len = program.row_len;
@@ -64,7 +64,7 @@ pub(crate) fn write_range<S: Slot>(
                 let (these, next) = rest.split_at_mut(rows * row_len);
                 let at = offset(&outer);
                 let row_src = &src[at..at + row_len];
-                copy_rows_by_column_blocks(these, row_src);
+                copy_rows_by_column_blocks(these, row_src, program.stores);
                 if next.is_empty() {
                     return;
                 }
@@ -77,7 +77,7 @@ pub(crate) fn write_range<S: Slot>(
         }
         let n = (row_len - col).min(rest.len());
         let (this, next) = rest.split_at_mut(n);
-        write_row(&program.row, src, offset(&outer), col, this);
+        write_row(program.stores, &program.row, src, offset(&outer), col, this);
         if next.is_empty() {
             return;
         }
@@ -89,13 +89,13 @@ pub(crate) fn write_range<S: Slot>(
 
 /// Writes `src` into every row of `dst` (whole rows of `src.len()`), one column block at a
 /// time, so the block of source elements stays in L1 while it is copied into every row.
-fn copy_rows_by_column_blocks<S: Slot>(dst: &mut [S], src: &[S::Value]) {
+fn copy_rows_by_column_blocks<S: Slot>(dst: &mut [S], src: &[S::Value], how: Stores) {
     let row_len = src.len();
     let mut c0 = 0;
     while c0 < row_len {
         let c1 = (c0 + S::COLUMN_BLOCK).min(row_len);
         for row in dst.chunks_exact_mut(row_len) {
-            S::copy(&mut row[c0..c1], &src[c0..c1]);
+            S::copy(&mut row[c0..c1], &src[c0..c1], how);
         }
         c0 = c1;
     }

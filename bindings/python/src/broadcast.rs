@@ -21,9 +21,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// `str_width`: the input's `<U` width, which a string result keeps (numpy's rule:
+/// `broadcast_to` keeps the dtype).
 fn broadcast_typed<'py, T: NpElement>(
     py: Python<'py>,
     x: ArrayViewD<'_, T>,
+    str_width: usize,
     shape: &[usize],
     mode: &Mode,
     out: Option<&Bound<'py, PyAny>>,
@@ -33,7 +36,7 @@ fn broadcast_typed<'py, T: NpElement>(
             let y = py
                 .detach(|| bcast::broadcast_with(x, shape, mode, Parallelism::Auto))
                 .map_err(to_py_err)?;
-            T::into_numpy(py, y)
+            T::into_numpy(py, y, str_width)
         }
         Some(out) => {
             T::with_out(py, out, |o| {
@@ -153,7 +156,8 @@ fn broadcast<'py>(
     let mode = args::mode(mode, axes_mapping, axis, broadcast_axes)?;
     let shape = args::shape(shape, "shape")?;
     let x = convert::input(x)?;
-    with_view!(&x, v => broadcast_typed(py, v, &shape, &mode, out))
+    let width = x.str_width();
+    with_view!(&x, v => broadcast_typed(py, v, width, &shape, &mode, out))
 }
 
 /// Broadcast any number of arrays against each other (numpy's rule, N-ary).
@@ -208,7 +212,10 @@ fn broadcast_arrays<'py>(
     let common = bcast::broadcast_shapes(&shapes).map_err(to_py_err)?;
     let outputs = inputs
         .iter()
-        .map(|x| with_view!(x, v => broadcast_typed(py, v, &common, &Mode::Numpy, None)))
+        .map(|x| {
+            let width = x.str_width();
+            with_view!(x, v => broadcast_typed(py, v, width, &common, &Mode::Numpy, None))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     PyTuple::new(py, outputs)
 }
@@ -326,7 +333,7 @@ fn reduce_typed<'py, T: NpElement + Summable>(
             bcast::reduce_to_input_with(grad, data_shape, target_shape, mode, Parallelism::Auto)
         })
         .map_err(to_py_err)?;
-    T::into_numpy(py, r)
+    T::into_numpy(py, r, 0)
 }
 
 /// The gradient of a broadcast: `grad` summed back to `data_shape`.

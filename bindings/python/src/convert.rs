@@ -6,7 +6,8 @@
 //!   non-native byte order, unaligned data, non-array inputs (`np.asarray`), and `<U` strings,
 //!   which become Rust `String`s.
 //! - Out: [`NpElement::into_numpy`] hands a result's buffer to numpy without a copy (strings:
-//!   encoded as `<U{longest}`); [`NpElement::with_out`] writes into a caller's `out=` array.
+//!   encoded as `<U{width}`, the input's width, as `np.broadcast_to` keeps the dtype);
+//!   [`NpElement::with_out`] writes into a caller's `out=` array.
 //! - Tensors: [`InArray::to_tensor`] and [`tensor_to_numpy`] for functions of the library that
 //!   take and return [`bcast::Tensor`] (the element-wise ops, `eltwise.rs`).
 //!
@@ -47,7 +48,11 @@ pub enum InArray<'py> {
     BF16(PyReadonlyArrayDyn<'py, bf16>),
     F32(PyReadonlyArrayDyn<'py, f32>),
     F64(PyReadonlyArrayDyn<'py, f64>),
-    String(ArrayD<String>),
+    /// `width`: the input's `<U` width in characters, which string results keep.
+    String {
+        values: ArrayD<String>,
+        width: usize,
+    },
 }
 
 /// Runs `$body` with `$v` bound to the input's `ArrayViewD<'_, T>`, whatever `T` is.
@@ -55,7 +60,7 @@ macro_rules! with_view {
     ($arr:expr, $v:ident => $body:expr) => {
         $crate::convert::with_view!(@match $arr, $v => $body;
             [Bool I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64];
-            A::String(a) => {
+            A::String { values: a, .. } => {
                 let $v = a.view();
                 $body
             }
@@ -83,7 +88,7 @@ macro_rules! with_summable_view {
     ($arr:expr, $v:ident => $body:expr) => {
         $crate::convert::with_view!(@match $arr, $v => $body;
             [I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64];
-            A::Bool(_) | A::String(_) => Err($crate::errors::to_py_err(
+            A::Bool(_) | A::String { .. } => Err($crate::errors::to_py_err(
                 bcast::BroadcastError::UnsupportedType {
                     op: "reduce",
                     dtype: $arr.dtype_name(),
@@ -112,7 +117,15 @@ impl InArray<'_> {
             InArray::BF16(a) => a.shape(),
             InArray::F32(a) => a.shape(),
             InArray::F64(a) => a.shape(),
-            InArray::String(a) => a.shape(),
+            InArray::String { values, .. } => values.shape(),
+        }
+    }
+
+    /// The `<U` width in characters a string result keeps (0 for other types).
+    pub fn str_width(&self) -> usize {
+        match self {
+            InArray::String { width, .. } => *width,
+            _ => 0,
         }
     }
 
@@ -132,13 +145,12 @@ impl InArray<'_> {
             InArray::BF16(_) => bcast::DType::BF16,
             InArray::F32(_) => bcast::DType::F32,
             InArray::F64(_) => bcast::DType::F64,
-            InArray::String(_) => bcast::DType::String,
+            InArray::String { .. } => bcast::DType::String,
         };
         dtype.name()
     }
 
     /// An owned [`Tensor`] of the same values (a copy), for the library's tensor functions.
-    #[allow(dead_code)] // used by the element-wise functions (eltwise.rs) once they land
     pub fn to_tensor(&self) -> Tensor {
         with_view!(self, v => Tensor::from(v.to_owned()))
     }
@@ -193,7 +205,10 @@ pub fn input<'py>(x: &Bound<'py, PyAny>) -> PyResult<InArray<'py>> {
         (b'f', 2) => typed!(F16, f16),
         (b'f', 4) => typed!(F32, f32),
         (b'f', 8) => typed!(F64, f64),
-        (b'U', _) => InArray::String(decode_strings(&arr)?),
+        (b'U', size) => InArray::String {
+            values: decode_strings(&arr)?,
+            width: size / 4,
+        },
         // ml_dtypes' bfloat16: only looked at when the array has it, so that numpy need not
         // know the name otherwise (rust-numpy resolves `bfloat16` through numpy's registry).
         (b'V', 2) if is_bfloat16(&arr)? => typed!(BF16, bf16),
@@ -253,13 +268,20 @@ fn decode_strings(arr: &Bound<'_, PyUntypedArray>) -> PyResult<ArrayD<String>> {
     Ok(ArrayD::from_shape_vec(IxDyn(&shape), strings).expect("one string per element"))
 }
 
-/// Strings into a new `<U{longest, at least 1}` array (a copy, as numpy stores UCS-4).
-fn encode_strings<'py>(py: Python<'py>, a: &ArrayD<String>) -> PyResult<Bound<'py, PyAny>> {
+/// Strings into a new `<U{width}` array (a copy, as numpy stores UCS-4): `width` is the
+/// input's, so that a broadcast keeps the dtype as numpy's does; widened to the longest value
+/// if one is longer (not reached from inputs of that width), and at least 1 as numpy's.
+fn encode_strings<'py>(
+    py: Python<'py>,
+    a: &ArrayD<String>,
+    width: usize,
+) -> PyResult<Bound<'py, PyAny>> {
     let width = a
         .iter()
         .map(|s| s.chars().count())
         .max()
         .unwrap_or(0)
+        .max(width)
         .max(1);
     let mut codes = vec![0u32; a.len() * width];
     for (row, s) in codes.chunks_exact_mut(width).zip(a.iter()) {
@@ -276,8 +298,13 @@ fn encode_strings<'py>(py: Python<'py>, a: &ArrayD<String>) -> PyResult<Bound<'p
 /// What the binding needs of an element type beyond `bcast::Element`: getting a result to
 /// numpy and writing into a caller's array.
 pub trait NpElement: bcast::Element + Sized {
-    /// A result as a numpy array, without copying its buffer (strings: encoded).
-    fn into_numpy<'py>(py: Python<'py>, a: ArrayD<Self>) -> PyResult<Bound<'py, PyAny>>;
+    /// A result as a numpy array, without copying its buffer. Strings are encoded as
+    /// `<U{str_width}` ([`InArray::str_width`] of the input); other types ignore it.
+    fn into_numpy<'py>(
+        py: Python<'py>,
+        a: ArrayD<Self>,
+        str_width: usize,
+    ) -> PyResult<Bound<'py, PyAny>>;
 
     /// Runs `f` on a mutable view of the caller's `out` (GIL released), after checking that
     /// `out` is a writeable numpy array of this element type.
@@ -322,7 +349,11 @@ fn check_writeable(out: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
 macro_rules! np_element {
     ($($t:ty),*) => {$(
         impl NpElement for $t {
-            fn into_numpy<'py>(py: Python<'py>, a: ArrayD<Self>) -> PyResult<Bound<'py, PyAny>> {
+            fn into_numpy<'py>(
+                py: Python<'py>,
+                a: ArrayD<Self>,
+                _str_width: usize,
+            ) -> PyResult<Bound<'py, PyAny>> {
                 Ok(PyArray::from_owned_array(py, a).into_any())
             }
 
@@ -350,8 +381,12 @@ macro_rules! np_element {
 np_element!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64);
 
 impl NpElement for String {
-    fn into_numpy<'py>(py: Python<'py>, a: ArrayD<Self>) -> PyResult<Bound<'py, PyAny>> {
-        encode_strings(py, &a)
+    fn into_numpy<'py>(
+        py: Python<'py>,
+        a: ArrayD<Self>,
+        str_width: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        encode_strings(py, &a, str_width)
     }
 
     /// Strings are computed into a Rust array of `out`'s shape, then copied into `out` with
@@ -368,7 +403,7 @@ impl NpElement for String {
         check_writeable(untyped)?;
         let mut tmp = ArrayD::<String>::default(IxDyn(untyped.shape()));
         py.detach(|| f(tmp.view_mut())).map_err(to_py_err)?;
-        let values = encode_strings(py, &tmp)?;
+        let values = encode_strings(py, &tmp, 1)?;
         let kwargs = pyo3::types::PyDict::new(py);
         kwargs.set_item("casting", "safe")?;
         numpy_module(py)?.call_method("copyto", (untyped, values), Some(&kwargs))?;
@@ -376,23 +411,23 @@ impl NpElement for String {
     }
 }
 
-/// A [`Tensor`] as a numpy array (numbers: the buffer moves to numpy; strings: encoded).
-#[allow(dead_code)] // used by the element-wise functions (eltwise.rs) once they land
-pub fn tensor_to_numpy(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
+/// A [`Tensor`] as a numpy array (numbers: the buffer moves to numpy; strings: encoded as
+/// `<U{str_width}` or wider, as [`NpElement::into_numpy`]).
+pub fn tensor_to_numpy(py: Python<'_>, t: Tensor, str_width: usize) -> PyResult<Bound<'_, PyAny>> {
     match t {
-        Tensor::Bool(a) => NpElement::into_numpy(py, a),
-        Tensor::I8(a) => NpElement::into_numpy(py, a),
-        Tensor::I16(a) => NpElement::into_numpy(py, a),
-        Tensor::I32(a) => NpElement::into_numpy(py, a),
-        Tensor::I64(a) => NpElement::into_numpy(py, a),
-        Tensor::U8(a) => NpElement::into_numpy(py, a),
-        Tensor::U16(a) => NpElement::into_numpy(py, a),
-        Tensor::U32(a) => NpElement::into_numpy(py, a),
-        Tensor::U64(a) => NpElement::into_numpy(py, a),
-        Tensor::F16(a) => NpElement::into_numpy(py, a),
-        Tensor::BF16(a) => NpElement::into_numpy(py, a),
-        Tensor::F32(a) => NpElement::into_numpy(py, a),
-        Tensor::F64(a) => NpElement::into_numpy(py, a),
-        Tensor::String(a) => NpElement::into_numpy(py, a),
+        Tensor::Bool(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::I8(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::I16(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::I32(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::I64(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::U8(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::U16(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::U32(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::U64(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::F16(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::BF16(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::F32(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::F64(a) => NpElement::into_numpy(py, a, str_width),
+        Tensor::String(a) => NpElement::into_numpy(py, a, str_width),
     }
 }

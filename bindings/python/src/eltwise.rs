@@ -8,12 +8,15 @@
 
 use bcast::{AutoBroadcast, BinaryOp, DType, Parallelism, TensorView, TensorViewMut};
 use half::{bf16, f16};
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
 
 use crate::args::Axis;
 use crate::convert::{self, InArray, NpElement};
 use crate::errors::to_py_err;
+use crate::promote;
 
 /// The auto-broadcast rule named `name` (case-insensitive), with `axis` for pdpd.
 fn spec(name: &str, axis: Axis) -> PyResult<AutoBroadcast> {
@@ -43,7 +46,7 @@ fn view<'a>(x: &'a InArray<'_>) -> Option<TensorView<'a>> {
         InArray::BF16(a) => a.as_array().into(),
         InArray::F32(a) => a.as_array().into(),
         InArray::F64(a) => a.as_array().into(),
-        InArray::String(_) => return None,
+        InArray::String { .. } => return None,
     })
 }
 
@@ -85,25 +88,50 @@ fn mismatch(op: &'static str, a: &InArray<'_>, b: &InArray<'_>) -> PyErr {
     })
 }
 
+/// `out` as the caller gave it: `None`, or an array checked later by `with_out`. A string
+/// is the old third positional argument, `auto_broadcast`, which is now keyword-only.
+fn out_arg<'a, 'py>(out: Option<&'a Bound<'py, PyAny>>) -> PyResult<Option<&'a Bound<'py, PyAny>>> {
+    match out {
+        Some(o) if o.is_instance_of::<PyString>() => Err(PyTypeError::new_err(format!(
+            "out must be a numpy.ndarray, not str; the rule is keyword-only: \
+             auto_broadcast={}",
+            o.repr()?
+        ))),
+        _ => Ok(out),
+    }
+}
+
+/// A 0-d result as numpy's scalar of its type, as numpy's ufuncs return one.
+fn scalar_if_0d(r: Bound<'_, PyAny>) -> PyResult<Bound<'_, PyAny>> {
+    if r.cast::<PyUntypedArray>()?.ndim() == 0 {
+        r.get_item(PyTuple::empty(r.py()))
+    } else {
+        Ok(r)
+    }
+}
+
 /// One binary op, from Python's arguments.
 fn binary<'py>(
     py: Python<'py>,
     op: BinaryOp,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
     auto_broadcast: &str,
     axis: Axis,
-    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let spec = spec(auto_broadcast, axis)?;
-    let (a, b) = (convert::input(a)?, convert::input(b)?);
+    let out = out_arg(out)?;
+    let promoted = promote::promote(Some(op), a, b)?;
+    let op = promoted.op.unwrap_or(op);
+    let (a, b) = (convert::input(&promoted.a)?, convert::input(&promoted.b)?);
     let (x, y) = match (view(&a), view(&b)) {
         (Some(x), Some(y)) => (x, y),
         // Strings: no op takes them; the library's own refusal.
         _ => {
             return bcast::binary(op, &a.to_tensor(), &b.to_tensor(), &spec)
                 .map_err(to_py_err)
-                .and_then(|t| convert::tensor_to_numpy(py, t))
+                .and_then(|t| convert::tensor_to_numpy(py, t, 0))
         }
     };
     if x.dtype() != y.dtype() {
@@ -114,7 +142,7 @@ fn binary<'py>(
             let t = py
                 .detach(|| bcast::binary_view(op, x, y, &spec, Parallelism::Auto))
                 .map_err(to_py_err)?;
-            convert::tensor_to_numpy(py, t)
+            scalar_if_0d(convert::tensor_to_numpy(py, t, 0)?)
         }
         Some(out) => {
             let dtype = op.output_dtype(x.dtype()).map_err(to_py_err)?;
@@ -126,29 +154,50 @@ fn binary<'py>(
     }
 }
 
+/// The Notes of the comparisons' docstrings.
+macro_rules! compare_notes {
+    () => {
+        "As numpy's comparison ufuncs, bit for bit (NaN compares unequal; bools compare as
+0 < 1). A Python int beyond the other operand's integer dtype compares exactly, as in
+numpy 2 (``bcast.less(np.uint8(1), 300)`` is True)."
+    };
+}
+
+/// The Notes of the logical ops' docstrings.
+macro_rules! logical_notes {
+    () => {
+        "Bool operands only (OpenVINO's rule): numpy's logical ufuncs take any dtype by
+truthiness; bcast's spelling of that is ``bcast.not_equal(a, 0)`` first. On bools, equal to
+numpy's bit for bit."
+    };
+}
+
 macro_rules! binary_fn {
-    ($name:ident, $op:expr, $what:literal, $dtypes:literal, $example:literal) => {
+    ($name:ident, $op:expr, $what:literal, $dtypes:literal, $notes:expr, $example:literal) => {
         #[doc = concat!($what, ", element-wise, under OpenVINO's auto-broadcast rules.
 
 Parameters
 ----------
-a, b : array_like
+a, b : array_like or Python scalar
     The operands, of one dtype: ", $dtypes, ". Read in place (any strides, no copy).
-auto_broadcast : {\"numpy\", \"none\", \"pdpd\"}, optional
+    A Python int or float takes the other operand's dtype as in numpy 2 (NEP 50): see
+    Notes.
+out : ndarray, optional
+    Where to write the result: writeable, of the result's dtype and shape, not overlapping
+    an input. Positional (third) or keyword, as in numpy.
+auto_broadcast : {\"numpy\", \"none\", \"pdpd\"}, optional, keyword-only
     The rule: ``\"numpy\"`` (default) right-aligns the shapes, and per axis the dims are
     equal or one is 1 (both operands stretch); ``\"none\"`` needs equal shapes; ``\"pdpd\"``
     lays `b` (trailing 1s dropped) on `a`'s axes from `axis`, and the output is `a`'s shape.
-axis : int, optional
+axis : int, optional, keyword-only
     ``\"pdpd\"`` only: the first axis of `a` that `b` lies on; -1 (default) right-aligns.
-out : ndarray, optional
-    Where to write the result: writeable, of the result's dtype and shape, not overlapping
-    an input.
 
 Returns
 -------
-ndarray
+ndarray or numpy scalar
     The result (bool for comparisons and logical ops, else the operands' dtype); `out`
-    itself when given.
+    itself when given; a numpy scalar when both operands are scalars or 0-d, as numpy's
+    ufuncs return.
 
 Raises
 ------
@@ -157,6 +206,20 @@ BroadcastError
     modulo by zero, or `out` has the wrong shape. A subclass of ``ValueError``.
 TypeError
     The op is not defined for the dtype, or `out` has another dtype.
+OverflowError
+    A Python int that the integer dtype of the other operand cannot hold (as numpy 2).
+
+Notes
+-----
+", $notes, "
+
+Python scalars, as numpy 2: with a float array a Python int or float takes the array's
+dtype; with an integer array a Python int takes the array's dtype and a Python float makes
+both float64; with a bool array a Python int makes both int64. Two Python scalars compute
+in int64 or float64. Arrays (numpy scalars and 0-d arrays included) are not promoted:
+operands of different dtypes raise ``BroadcastError`` where numpy would promote; cast
+first (``a.astype(np.result_type(a, b))``). `out` must have the result's dtype exactly
+(numpy casts into it).
 
 Examples
 --------
@@ -164,50 +227,82 @@ Examples
 ", $example)]
         #[pyfunction]
         #[pyo3(
-                    signature = (a, b, auto_broadcast = "numpy", axis = Axis(-1), out = None),
-                    text_signature = "(a, b, auto_broadcast='numpy', axis=-1, out=None)"
+                    signature = (a, b, out = None, *, auto_broadcast = "numpy", axis = Axis(-1)),
+                    text_signature = "(a, b, out=None, *, auto_broadcast='numpy', axis=-1)"
                 )]
         fn $name<'py>(
             py: Python<'py>,
             a: &Bound<'py, PyAny>,
             b: &Bound<'py, PyAny>,
+            out: Option<&Bound<'py, PyAny>>,
             auto_broadcast: &str,
             axis: Axis,
-            out: Option<&Bound<'py, PyAny>>,
         ) -> PyResult<Bound<'py, PyAny>> {
-            binary(py, $op, a, b, auto_broadcast, axis, out)
+            binary(py, $op, a, b, out, auto_broadcast, axis)
         }
     };
 }
 
-binary_fn!(add, BinaryOp::Add, "``a + b`` (integers wrap)", "any number type",
-    ">>> bcast.add(np.array([[1], [2]], np.int32), np.array([10, 20, 30], np.int32))\narray([[11, 21, 31],\n       [12, 22, 32]], dtype=int32)");
+binary_fn!(
+    add,
+    BinaryOp::Add,
+    "``a + b`` (integers wrap)",
+    "any number type",
+    "``numpy.add``, bit for bit (integers wrap as numpy's do), except: bool operands are
+refused (numpy computes logical or; bcast's spelling is ``logical_or``).",
+    ">>> bcast.add(np.array([[1], [2]], np.int32), np.array([10, 20, 30], np.int32))
+array([[11, 21, 31],
+       [12, 22, 32]], dtype=int32)
+>>> bcast.add(np.ones(3, np.float32), 1.0)
+array([2., 2., 2.], dtype=float32)"
+);
 binary_fn!(
     subtract,
     BinaryOp::Subtract,
     "``a - b`` (integers wrap)",
     "any number type",
-    ">>> bcast.subtract(np.array([5, 6], np.int64), np.array(1))\narray([4, 5])"
+    "``numpy.subtract``, bit for bit (integers wrap as numpy's do).",
+    ">>> bcast.subtract(np.array([5, 6], np.int64), 1)\narray([4, 5])"
 );
 binary_fn!(
     multiply,
     BinaryOp::Multiply,
     "``a * b`` (integers wrap)",
     "any number type",
+    "``numpy.multiply``, bit for bit (integers wrap as numpy's do), except: bool operands
+are refused (numpy computes logical and; bcast's spelling is ``logical_and``).",
     ">>> bcast.multiply(np.array([2.0, 3.0]), np.array([4.0]))\narray([ 8., 12.])"
 );
 binary_fn!(
     maximum,
     BinaryOp::Maximum,
-    "``a < b ? b : a`` (std::max: with a NaN, `a` wins)",
+    "``a < b ? b : a`` (std::max, OpenVINO's Maximum)",
     "any number type",
-    ">>> bcast.maximum(np.array([1, 5]), np.array([3, 2]))\narray([3, 5])"
+    "Differs from ``numpy.maximum`` on purpose (OpenVINO's rule, ``a < b ? b : a``):
+
+- NaN: where `b` is NaN and `a` is not, the result is `a` (numpy: NaN);
+- signed zeros: max(-0.0, 0.0) is `a`, -0.0 (numpy's float32/float64: `b`);
+- bool operands are refused (numpy computes logical or; use ``logical_or``).
+
+numpy's spelling of bcast's result: ``np.where(a < b, b, a)``. Everywhere else it equals
+``numpy.maximum`` bit for bit.",
+    ">>> bcast.maximum(np.array([1, 5]), np.array([3, 2]))\narray([3, 5])
+>>> bcast.maximum(np.array([1.0, np.nan]), np.array([np.nan, 1.0]))
+array([ 1., nan])"
 );
 binary_fn!(
     minimum,
     BinaryOp::Minimum,
-    "``b < a ? b : a`` (std::min: with a NaN, `a` wins)",
+    "``b < a ? b : a`` (std::min, OpenVINO's Minimum)",
     "any number type",
+    "Differs from ``numpy.minimum`` on purpose (OpenVINO's rule, ``b < a ? b : a``):
+
+- NaN: where `b` is NaN and `a` is not, the result is `a` (numpy: NaN);
+- signed zeros: min(0.0, -0.0) is `a`, 0.0 (numpy's float32/float64: `b`);
+- bool operands are refused (numpy computes logical and; use ``logical_and``).
+
+numpy's spelling of bcast's result: ``np.where(b < a, b, a)``. Everywhere else it equals
+``numpy.minimum`` bit for bit.",
     ">>> bcast.minimum(np.array([1, 5]), np.array([3, 2]))\narray([1, 2])"
 );
 binary_fn!(
@@ -215,91 +310,120 @@ binary_fn!(
     BinaryOp::SquaredDifference,
     "``(a - b) * (a - b)``",
     "any number type",
-    ">>> bcast.squared_difference(np.array([1.0, 4.0]), np.array(2.0))\narray([1., 4.])"
+    "numpy has no such ufunc; its spelling is ``np.square(np.subtract(a, b))``, equal bit for
+bit except in float16 and bfloat16, which bcast computes in float32 and rounds once (numpy
+rounds the difference first).",
+    ">>> bcast.squared_difference(np.array([1.0, 4.0]), 2.0)\narray([1., 4.])"
 );
 binary_fn!(
     power,
     BinaryOp::Power,
-    "``a ** b`` (integers: computed in double, truncated back)",
+    "``a ** b`` (integers: computed in float64, truncated back)",
     "any number type",
+    "Differs from ``numpy.power`` on purpose (OpenVINO's reference):
+
+- integers are computed in float64 and truncated: a negative exponent gives
+  ``trunc(a ** b)`` (2 ** -1 is 0; numpy raises ``ValueError``), results beyond 2**53 are
+  rounded, and results beyond the type saturate at its bounds (numpy is exact and wraps);
+- floats use the C library's ``pow`` in their type (float16/bfloat16 in float32): within
+  1 ulp of numpy's, which is vectorised on some CPUs;
+- bool operands are refused.",
     ">>> bcast.power(np.array([2, 3]), np.array([3, -1]))\narray([8, 0])"
 );
 binary_fn!(
     floor_mod,
     BinaryOp::FloorMod,
-    "The remainder with the divisor's sign (Python's ``%``)",
+    "The remainder with the divisor's sign (Python's ``%``, OpenVINO's FloorMod)",
     "any number type",
-    ">>> bcast.floor_mod(np.array([-7, 7]), np.array(2))\narray([1, 1])"
+    "numpy's name is ``numpy.remainder`` (also ``numpy.mod``). Integers: equal bit for bit,
+except that a zero divisor raises ``BroadcastError`` (numpy: 0 and a warning). Floats:
+OpenVINO's ``a - b * floor(a / b)``, computed in float64, differs from numpy's exact
+remainder where that formula rounds: a zero result is +0.0 (numpy: the divisor's sign),
+an infinite divisor gives NaN (numpy: `a` or ±inf, as Python), and a large ``|a / b|``
+loses the remainder (``1e30 % 7`` is 0; numpy: 1). Bool operands are refused.",
+    ">>> bcast.floor_mod(np.array([-7, 7]), 2)\narray([1, 1])"
 );
 binary_fn!(
     r#mod,
     BinaryOp::Mod,
-    "The remainder with the dividend's sign (C's ``%``, ``fmod``)",
+    "The remainder with the dividend's sign (C's ``%``, ``fmod``; OpenVINO's Mod)",
     "any number type",
-    ">>> bcast.mod(np.array([-7, 7]), np.array(2))\narray([-1,  1])"
+    "This is ``numpy.fmod``, bit for bit, not ``numpy.mod`` (which is ``floor_mod``), except
+that an integer zero divisor raises ``BroadcastError`` (numpy: 0 and a warning) and bool
+operands are refused.",
+    ">>> bcast.mod(np.array([-7, 7]), 2)\narray([-1,  1])"
 );
 binary_fn!(
     equal,
     BinaryOp::Equal,
     "``a == b`` (bool out)",
     "any number type or bool",
-    ">>> bcast.equal(np.array([1, 2]), np.array(2))\narray([False,  True])"
+    compare_notes!(),
+    ">>> bcast.equal(np.array([1, 2]), 2)\narray([False,  True])"
 );
 binary_fn!(
     not_equal,
     BinaryOp::NotEqual,
     "``a != b`` (bool out)",
     "any number type or bool",
-    ">>> bcast.not_equal(np.array([1, 2]), np.array(2))\narray([ True, False])"
+    compare_notes!(),
+    ">>> bcast.not_equal(np.array([1, 2]), 2)\narray([ True, False])"
 );
 binary_fn!(
     less,
     BinaryOp::Less,
     "``a < b`` (bool out)",
     "any number type or bool",
-    ">>> bcast.less(np.array([1, 2]), np.array(2))\narray([ True, False])"
+    compare_notes!(),
+    ">>> bcast.less(np.array([1, 2], np.uint8), 300)\narray([ True,  True])"
 );
 binary_fn!(
     less_equal,
     BinaryOp::LessEqual,
     "``a <= b`` (bool out)",
     "any number type or bool",
-    ">>> bcast.less_equal(np.array([1, 2]), np.array(2))\narray([ True,  True])"
+    compare_notes!(),
+    ">>> bcast.less_equal(np.array([1, 2]), 2)\narray([ True,  True])"
 );
 binary_fn!(
     greater,
     BinaryOp::Greater,
     "``a > b`` (bool out)",
     "any number type or bool",
-    ">>> bcast.greater(np.array([1, 2]), np.array(1))\narray([False,  True])"
+    compare_notes!(),
+    ">>> bcast.greater(np.array([1, 2]), 1)\narray([False,  True])"
 );
 binary_fn!(
     greater_equal,
     BinaryOp::GreaterEqual,
     "``a >= b`` (bool out)",
     "any number type or bool",
-    ">>> bcast.greater_equal(np.array([1, 2]), np.array(2))\narray([False,  True])"
+    compare_notes!(),
+    ">>> bcast.greater_equal(np.array([1, 2]), 2)\narray([False,  True])"
 );
 binary_fn!(
     logical_and,
     BinaryOp::LogicalAnd,
     "``a and b``",
     "bool only",
-    ">>> bcast.logical_and(np.array([True, False]), np.array(True))\narray([ True, False])"
+    logical_notes!(),
+    ">>> bcast.logical_and(np.array([True, False]), True)\narray([ True, False])"
 );
 binary_fn!(
     logical_or,
     BinaryOp::LogicalOr,
     "``a or b``",
     "bool only",
-    ">>> bcast.logical_or(np.array([True, False]), np.array(False))\narray([ True, False])"
+    logical_notes!(),
+    ">>> bcast.logical_or(np.array([True, False]), False)\narray([ True, False])"
 );
 binary_fn!(
     logical_xor,
     BinaryOp::LogicalXor,
     "``a != b`` on bools",
     "bool only",
-    ">>> bcast.logical_xor(np.array([True, False]), np.array(True))\narray([False,  True])"
+    logical_notes!(),
+    ">>> bcast.logical_xor(np.array([True, False]), True)\narray([False,  True])"
 );
 
 /// ``a / b``, element-wise, under OpenVINO's auto-broadcast rules.
@@ -310,21 +434,24 @@ binary_fn!(
 ///
 /// Parameters
 /// ----------
-/// a, b : array_like
-///     The operands, of one number dtype. Read in place (any strides, no copy).
-/// pythondiv : bool, optional
-///     Floor (True, default) or truncate (False) integer quotients.
-/// auto_broadcast : {"numpy", "none", "pdpd"}, optional
-///     The rule, as for ``add``.
-/// axis : int, optional
-///     ``"pdpd"`` only: the first axis of `a` that `b` lies on; -1 (default) right-aligns.
+/// a, b : array_like or Python scalar
+///     The operands, of one number dtype. Read in place (any strides, no copy). A Python
+///     int or float takes the other operand's dtype as in numpy 2, as for ``add``.
 /// out : ndarray, optional
 ///     Where to write the result: writeable, of the operands' dtype and the output shape.
+///     Positional (third) or keyword, as in numpy.
+/// pythondiv : bool, optional, keyword-only
+///     Floor (True, default) or truncate (False) integer quotients.
+/// auto_broadcast : {"numpy", "none", "pdpd"}, optional, keyword-only
+///     The rule, as for ``add``.
+/// axis : int, optional, keyword-only
+///     ``"pdpd"`` only: the first axis of `a` that `b` lies on; -1 (default) right-aligns.
 ///
 /// Returns
 /// -------
-/// ndarray
-///     The quotients; `out` itself when given.
+/// ndarray or numpy scalar
+///     The quotients; `out` itself when given; a numpy scalar when both operands are
+///     scalars or 0-d.
 ///
 /// Raises
 /// ------
@@ -333,36 +460,47 @@ binary_fn!(
 ///     the wrong shape.
 /// TypeError
 ///     A bool operand, or `out` of another dtype.
+/// OverflowError
+///     A Python int that the integer dtype of the other operand cannot hold.
+///
+/// Notes
+/// -----
+/// Floats: ``numpy.divide``, bit for bit. Integers: not ``numpy.divide`` (which returns
+/// float64 quotients) but ``numpy.floor_divide`` (``//``) with `pythondiv` (bit for bit,
+/// ``MIN // -1`` included), except that a zero divisor raises ``BroadcastError`` (numpy: 0
+/// and a warning). numpy's true quotient of integers:
+/// ``bcast.divide(a.astype(np.float64), b.astype(np.float64))``. Bool operands are refused
+/// (numpy's ``floor_divide`` takes them). Python scalars, dtypes and `out`: as for ``add``.
 ///
 /// Examples
 /// --------
 /// >>> import numpy as np, bcast
-/// >>> bcast.divide(np.array([-7, 7]), np.array(2))
+/// >>> bcast.divide(np.array([-7, 7]), 2)
 /// array([-4,  3])
-/// >>> bcast.divide(np.array([-7, 7]), np.array(2), pythondiv=False)
+/// >>> bcast.divide(np.array([-7, 7]), 2, pythondiv=False)
 /// array([-3,  3])
 #[pyfunction]
 #[pyo3(
-    signature = (a, b, pythondiv = true, auto_broadcast = "numpy", axis = Axis(-1), out = None),
-    text_signature = "(a, b, pythondiv=True, auto_broadcast='numpy', axis=-1, out=None)"
+    signature = (a, b, out = None, *, pythondiv = true, auto_broadcast = "numpy", axis = Axis(-1)),
+    text_signature = "(a, b, out=None, *, pythondiv=True, auto_broadcast='numpy', axis=-1)"
 )]
 fn divide<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
     pythondiv: bool,
     auto_broadcast: &str,
     axis: Axis,
-    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     binary(
         py,
         BinaryOp::Divide { pythondiv },
         a,
         b,
+        out,
         auto_broadcast,
         axis,
-        out,
     )
 }
 
@@ -371,23 +509,26 @@ fn divide<'py>(
 /// Parameters
 /// ----------
 /// cond : array_like of bool
-///     The condition.
-/// then, else_ : array_like
+///     The condition (a Python bool is a 0-d one).
+/// then, else_ : array_like or Python scalar
 ///     The values, of one dtype (any bcast dtype, str included). Numbers and bools are read
-///     in place (any strides, no copy).
-/// auto_broadcast : {"numpy", "none", "pdpd"}, optional
+///     in place (any strides, no copy). A Python int or float takes the other's dtype as
+///     in numpy 2, as for ``add``.
+/// out : ndarray, optional
+///     Where to write the result: writeable, of the values' dtype and the output shape.
+///     Positional (fourth) or keyword.
+/// auto_broadcast : {"numpy", "none", "pdpd"}, optional, keyword-only
 ///     ``"numpy"`` (default): the three shapes broadcast together; ``"none"``: all three
 ///     equal; ``"pdpd"``: the output is `then`'s shape, and `else_` and `cond` are each laid
 ///     on it from `axis`.
-/// axis : int, optional
+/// axis : int, optional, keyword-only
 ///     ``"pdpd"`` only; -1 (default) right-aligns.
-/// out : ndarray, optional
-///     Where to write the result: writeable, of `then`'s dtype and the output shape.
 ///
 /// Returns
 /// -------
 /// ndarray
-///     The picks, of `then`'s dtype; `out` itself when given.
+///     The picks, of the values' dtype (strings: the wider of the two ``<U`` widths, as
+///     numpy); `out` itself when given; 0-d for 0-d inputs, as ``numpy.where``.
 ///
 /// Raises
 /// ------
@@ -396,30 +537,42 @@ fn divide<'py>(
 ///     wrong shape.
 /// TypeError
 ///     `cond` is not bool, or `out` has another dtype.
+/// OverflowError
+///     A Python int that the integer dtype of the other value cannot hold.
+///
+/// Notes
+/// -----
+/// ``numpy.where(cond, then, else_)``, except: `cond` must be bool (numpy takes any dtype
+/// by truthiness: write ``bcast.not_equal(cond, 0)``); `then` and `else_` arrays of
+/// different dtypes raise ``BroadcastError`` (numpy promotes); a Python int that the other
+/// value's integer dtype cannot hold raises ``OverflowError`` as numpy's ufuncs do, where
+/// ``numpy.where`` wraps it silently (300 in uint8 becomes 44).
 ///
 /// Examples
 /// --------
 /// >>> import numpy as np, bcast
-/// >>> bcast.select(np.array([[True], [False]]), np.array([1.0, 2.0]), np.array(-1.0))
+/// >>> bcast.select(np.array([[True], [False]]), np.array([1.0, 2.0]), -1.0)
 /// array([[ 1.,  2.],
 ///        [-1., -1.]])
 #[pyfunction]
 #[pyo3(
-    signature = (cond, then, else_, auto_broadcast = "numpy", axis = Axis(-1), out = None),
-    text_signature = "(cond, then, else_, auto_broadcast='numpy', axis=-1, out=None)"
+    signature = (cond, then, else_, out = None, *, auto_broadcast = "numpy", axis = Axis(-1)),
+    text_signature = "(cond, then, else_, out=None, *, auto_broadcast='numpy', axis=-1)"
 )]
 fn select<'py>(
     py: Python<'py>,
     cond: &Bound<'py, PyAny>,
     then: &Bound<'py, PyAny>,
     else_: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
     auto_broadcast: &str,
     axis: Axis,
-    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let spec = spec(auto_broadcast, axis)?;
+    let out = out_arg(out)?;
     let cond_in = convert::input(cond)?;
-    let (t_in, e_in) = (convert::input(then)?, convert::input(else_)?);
+    let values = promote::promote(None, then, else_)?;
+    let (t_in, e_in) = (convert::input(&values.a)?, convert::input(&values.b)?);
     let InArray::Bool(c) = &cond_in else {
         return Err(to_py_err(bcast::BroadcastError::UnsupportedType {
             op: "select condition",
@@ -437,7 +590,7 @@ fn select<'py>(
                     let r = py
                         .detach(|| bcast::select_view(c, t, e, &spec, Parallelism::Auto))
                         .map_err(to_py_err)?;
-                    convert::tensor_to_numpy(py, r)
+                    convert::tensor_to_numpy(py, r, 0)
                 }
                 Some(out) => {
                     let dtype = t.dtype();
@@ -449,12 +602,14 @@ fn select<'py>(
             }
         }
         _ => match (&t_in, &e_in) {
-            (InArray::String(t), InArray::String(e)) => match out {
+            (InArray::String { values: t, .. }, InArray::String { values: e, .. }) => match out {
                 None => {
                     let r = py
                         .detach(|| bcast::select(c, t.view(), e.view(), &spec))
                         .map_err(to_py_err)?;
-                    String::into_numpy(py, r)
+                    // numpy's result type of two `<U` arrays: the wider.
+                    let width = t_in.str_width().max(e_in.str_width());
+                    String::into_numpy(py, r, width)
                 }
                 Some(out) => {
                     String::with_out(py, out, |o| {

@@ -5,7 +5,8 @@
 //! - `errors.rs`: `bcast.BroadcastError` and the mapping of the library's errors;
 //! - `broadcast.rs`: `broadcast`, `broadcast_arrays`, `output_shape`, `broadcast_shapes`,
 //!   `reduce_to_input`;
-//! - `eltwise.rs`: the element-wise ops, once the library has them.
+//! - `eltwise.rs`: the element-wise ops;
+//! - `promote.rs`: Python scalars in the element-wise ops, typed as numpy 2 types them.
 //!
 //! The functions' doc comments are their Python docstrings, in numpy's format (which is
 //! not Markdown: `>>>` examples are not block quotes), so the Markdown doc lints are off.
@@ -16,6 +17,7 @@ mod broadcast;
 mod convert;
 mod eltwise;
 mod errors;
+mod promote;
 
 use pyo3::prelude::*;
 

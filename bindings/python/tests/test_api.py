@@ -351,3 +351,47 @@ def test_help_has_numpy_sections():
         for section in ("Parameters\n", "Returns\n", "Raises\n", "Examples\n"):
             assert section in f.__doc__, (f.__name__, section)
     assert "axis=-1" in bcast.broadcast.__text_signature__
+
+
+def test_readme_python_blocks_run():
+    """The package README's Python examples run as written."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+
+
+def test_stubs_and_py_typed_ship_with_the_package():
+    """The installed package (the wheel, in CI) has py.typed and stubs whose parameters are
+    the functions' own, in order and kind."""
+    import ast
+    import inspect
+    from pathlib import Path
+
+    pkg = Path(bcast.__file__).parent
+    assert (pkg / "py.typed").is_file()
+    tree = ast.parse((pkg / "__init__.pyi").read_text(encoding="utf-8"))
+    stubbed = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            a = node.args
+            params = [(p.arg, "positional") for p in a.args]
+            params += [("*" + a.vararg.arg, "var")] if a.vararg else []
+            params += [(p.arg, "keyword") for p in a.kwonlyargs]
+            stubbed.setdefault(node.name, params)
+    kinds = {
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional",
+        inspect.Parameter.VAR_POSITIONAL: "var",
+        inspect.Parameter.KEYWORD_ONLY: "keyword",
+    }
+    for name in bcast.__all__:
+        f = getattr(bcast, name)
+        if not callable(f) or isinstance(f, type):
+            continue
+        sig = inspect.signature(f)
+        params = [(("*" if p.kind == p.VAR_POSITIONAL else "") + p.name, kinds[p.kind]) for p in sig.parameters.values()]
+        assert stubbed.get(name) == params, (name, stubbed.get(name), params)

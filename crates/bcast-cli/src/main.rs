@@ -6,7 +6,8 @@ use clap::{Parser, Subcommand};
 
 mod cli;
 
-/// Materialise tensor Broadcast in every mode inference runtimes use.
+/// Tensor Broadcast in every mode inference runtimes use, and element-wise ops under
+/// broadcast, on .npy files and OpenVINO IR models.
 #[derive(Parser)]
 #[command(name = "bcast", version, about)]
 struct Cli {
@@ -26,7 +27,8 @@ enum Command {
     Conformance(cli::conformance::ConformanceArgs),
     /// Measure the kernel against the fill and memcpy bounds of this machine.
     Bench(cli::bench::BenchArgs),
-    /// Load and run an OpenVINO IR model built from Broadcast layers.
+    /// Load and run an OpenVINO IR model of Broadcast, ShapeOf, Convert, element-wise and
+    /// Select layers, or describe it.
     Ir(cli::ir::IrArgs),
     /// An element-wise op (add, multiply, less, logical_and, ...) on two .npy files under
     /// an auto-broadcast rule.

@@ -1,4 +1,4 @@
-from typing import Literal, overload, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union
+from typing import Any, Literal, overload, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -56,328 +56,372 @@ def reduce_to_input(
     broadcast_axes: Optional[Sequence[SupportsIndex]] = None,
 ) -> np.ndarray: ...
 
-# Element-wise ops under OpenVINO's auto-broadcast rules.
+# Element-wise ops under OpenVINO's auto-broadcast rules. `out` is numpy's third positional
+# argument; the rule is keyword-only. Python int/float/bool operands take the other operand's
+# dtype as in numpy 2; two scalars (or 0-d operands) give a numpy scalar.
+_Operand = Union[npt.ArrayLike, int, float, bool]
+
 @overload
 def add(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
-    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
-    axis: int = -1,
+    a: _Operand,
+    b: _Operand,
     out: None = None,
-) -> np.ndarray: ...
-@overload
-def add(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
+) -> Any: ...
+@overload
+def add(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
 ) -> _ArrayT: ...
 @overload
 def subtract(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def subtract(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def multiply(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def multiply(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def maximum(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def maximum(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def minimum(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def minimum(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def squared_difference(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def squared_difference(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def power(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def power(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def floor_mod(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def floor_mod(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def mod(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def mod(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def not_equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def not_equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def less(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def less(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def less_equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def less_equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def greater(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def greater(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def greater_equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def greater_equal(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def logical_and(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def logical_and(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def logical_or(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def logical_or(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def logical_xor(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def logical_xor(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def divide(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
     pythondiv: bool = True,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
-@overload
-def select(
-    cond: npt.ArrayLike,
-    then: npt.ArrayLike,
-    else_: npt.ArrayLike,
-    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
-    axis: int = -1,
-    out: None = None,
-) -> np.ndarray: ...
+) -> Any: ...
 @overload
 def divide(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
     pythondiv: bool = True,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
 ) -> _ArrayT: ...
 @overload
 def select(
-    cond: npt.ArrayLike,
-    then: npt.ArrayLike,
-    else_: npt.ArrayLike,
+    cond: Union[npt.ArrayLike, bool],
+    then: _Operand,
+    else_: _Operand,
+    out: None = None,
+    *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
-    out: _ArrayT = ...,
+) -> np.ndarray: ...
+@overload
+def select(
+    cond: Union[npt.ArrayLike, bool],
+    then: _Operand,
+    else_: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
 ) -> _ArrayT: ...

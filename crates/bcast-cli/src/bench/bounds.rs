@@ -1,6 +1,7 @@
 //! The bounds of the machine a kernel is measured against, run with the executor's chunking
 //! and threads: the write bound (typed fill, memset, non-temporal fill), the read+write
-//! reference (memcpy), the fresh-page bound of an allocating run, and the read bound of a
+//! reference (memcpy), the fresh-page and fresh-fill bounds of an allocating run, and the
+//! read bound of a
 //! reduction.
 
 use bcast::exec::for_each_chunk;
@@ -82,6 +83,32 @@ pub(super) fn fresh_pages<T: Send>(
     let step = (4096 / elem_bytes).max(1);
     for_each_chunk(spare, elem_bytes, par, |_, chunk| {
         for slot in chunk.iter_mut().step_by(step) {
+            slot.write(value());
+        }
+    })?;
+    Ok(out)
+}
+
+/// An output-sized allocation advised like [`fresh_pages`], then every element written with
+/// `value()` by the same threads: the bound of an allocating run that includes its write
+/// (page faults and zeroing, then the stores). `value` makes an element that owns no heap
+/// memory, as for [`fresh_pages`].
+pub(super) fn fresh_filled<T: Send>(
+    plan: &StridePlan,
+    par: Parallelism<'_>,
+    value: impl Fn() -> T + Sync,
+) -> Result<Vec<T>, BroadcastError> {
+    let mut out: Vec<T> = Vec::new();
+    out.try_reserve_exact(plan.len())
+        .map_err(|_| BroadcastError::Allocation {
+            bytes: plan.len().saturating_mul(std::mem::size_of::<T>()),
+            shape: bcast::Dims(plan.output_shape().to_vec()),
+        })?;
+    let spare = &mut out.spare_capacity_mut()[..plan.len()];
+    bcast::exec::advise_huge_pages(spare);
+    let elem_bytes = std::mem::size_of::<T>().max(1);
+    for_each_chunk(spare, elem_bytes, par, |_, chunk| {
+        for slot in chunk.iter_mut() {
             slot.write(value());
         }
     })?;

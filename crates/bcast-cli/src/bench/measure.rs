@@ -8,7 +8,7 @@ use ndarray::ArrayD;
 use bcast::exec::{for_each_chunk, STRING_COST_BYTES};
 use bcast::{BroadcastError, Element, Parallelism, StridePlan, Tensor};
 
-use super::bounds::{fill, fill_nt, fresh_pages, memcpy, memset, read_sum};
+use super::bounds::{fill, fill_nt, fresh_filled, fresh_pages, memcpy, memset, read_sum};
 use super::cases::{Case, ReduceCase};
 use super::report::{Measurement, Medians, ReduceMeasurement};
 use super::timing::{copy_rounds, median, schedule, seconds_per_call, time_alloc};
@@ -97,6 +97,7 @@ fn measure_plain<T: Element + bytemuck::Pod>(
         bcast::broadcast_with(input.view(), target, &mode, par)
     })?;
     let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, T::zeroed))?;
+    let fresh_fill = time_alloc(batch, rounds, || fresh_filled(plan, par, || value))?;
     let stream_fill = median(&mut nt);
     let mut fill = median(&mut f).min(median(&mut s));
     if streaming {
@@ -109,6 +110,7 @@ fn measure_plain<T: Element + bytemuck::Pod>(
         memcpy: c,
         alloc,
         fresh,
+        fresh_fill,
     }
     .report(case, bytes))
 }
@@ -160,6 +162,7 @@ fn measure_strings(
         bcast::broadcast_with(input.view(), target, &mode, par)
     })?;
     let fresh = time_alloc(batch, rounds, || fresh_pages(plan, par, String::new))?;
+    let fresh_fill = time_alloc(batch, rounds, || fresh_filled(plan, par, String::new))?;
     Ok(Medians {
         kernel: median(&mut k),
         fill: median(&mut f),
@@ -167,6 +170,7 @@ fn measure_strings(
         memcpy: c,
         alloc,
         fresh,
+        fresh_fill,
     }
     .report(case, bytes))
 }

@@ -29,8 +29,13 @@ pub struct Measurement {
     /// and zeroes every page and nothing else is written (median). `alloc_gbps` cannot
     /// exceed it.
     pub fresh_gbps: f64,
+    /// Fresh-fill bound of the allocating path: the same allocation, advice and threads, then
+    /// every element written (median): the bound that includes the write.
+    pub alloc_fill_gbps: f64,
     /// `kernel_gbps / fill_gbps`.
     pub ratio_fill: f64,
+    /// `alloc_gbps / alloc_fill_gbps`.
+    pub ratio_alloc: f64,
     /// Median nanoseconds per kernel call.
     pub ns_per_call: f64,
 }
@@ -43,6 +48,7 @@ pub(super) struct Medians {
     pub(super) memcpy: f64,
     pub(super) alloc: f64,
     pub(super) fresh: f64,
+    pub(super) fresh_fill: f64,
 }
 
 impl Medians {
@@ -60,6 +66,12 @@ impl Medians {
             memcpy_gbps: gbps(self.memcpy),
             alloc_gbps: gbps(self.alloc),
             fresh_gbps: gbps(self.fresh),
+            alloc_fill_gbps: gbps(self.fresh_fill),
+            ratio_alloc: if self.alloc > 0.0 {
+                self.fresh_fill / self.alloc
+            } else {
+                0.0
+            },
             ratio_fill: if fill_gbps > 0.0 {
                 kernel_gbps / fill_gbps
             } else {

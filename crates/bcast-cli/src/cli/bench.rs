@@ -58,6 +58,10 @@ pub fn main(args: BenchArgs) -> CliResult {
     if !args.json && !cases.is_empty() {
         print_header(&mut stdout)?;
     }
+    if args.json {
+        let line = serde_json::json!({ "machine": machine_line() });
+        writeln!(stdout, "{line}").map_err(io_error)?;
+    }
     for (case, (threads, pool)) in cases.iter().flat_map(|c| pools.iter().map(move |p| (c, p))) {
         let m = bench::measure(case, Parallelism::Pool(pool), *threads, budget)?;
         let line = if args.json {
@@ -151,6 +155,29 @@ fn select(names: &[String], mib: Option<f64>) -> Result<(Vec<Case>, Vec<ReduceCa
     Ok((cases, reduce))
 }
 
+/// The CPU's model name, its vendor and the store strategies in force (with why the
+/// environment's override was not taken, if it was not).
+fn machine_line() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let strategy = bcast::exec::Strategy::get();
+    let refused = match bcast::exec::Strategy::from_env() {
+        Err(e) => format!(" (ignored: {e})"),
+        Ok(_) => String::new(),
+    };
+    format!(
+        "cpu: {model}; vendor {}; strategy {strategy}{refused}",
+        bcast::exec::Vendor::get()
+    )
+}
+
 fn print_header(out: &mut impl Write) -> Result<(), CliError> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load = std::fs::read_to_string("/proc/loadavg")
@@ -165,9 +192,10 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
         "# {cpus} cpus, load average {load}; GB/s = 10^9 bytes of output per second, medians"
     )
     .map_err(io_error)?;
+    writeln!(out, "# {}", machine_line()).map_err(io_error)?;
     writeln!(
         out,
-        "{:<17} {:>10} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>10} {:>12}",
+        "{:<17} {:>10} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>14} {:>10} {:>11} {:>12}",
         "case",
         "bytes",
         "threads",
@@ -176,7 +204,9 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
         "memcpy_GB/s",
         "alloc_GB/s",
         "fresh_GB/s",
+        "allocfill_GB/s",
         "ratio_fill",
+        "ratio_alloc",
         "ns_per_call"
     )
     .map_err(io_error)
@@ -184,7 +214,7 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
 
 fn table_row(m: &Measurement) -> String {
     format!(
-        "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>11.2} {:>10.2} {:>10.2} {:>10.2} {:>12.0}",
+        "{:<17} {:>10} {:>7} {:>11.2} {:>9.2} {:>11.2} {:>10.2} {:>10.2} {:>14.2} {:>10.2} {:>11.2} {:>12.0}",
         m.case,
         m.bytes,
         m.threads,
@@ -193,7 +223,9 @@ fn table_row(m: &Measurement) -> String {
         m.memcpy_gbps,
         m.alloc_gbps,
         m.fresh_gbps,
+        m.alloc_fill_gbps,
         m.ratio_fill,
+        m.ratio_alloc,
         m.ns_per_call
     )
 }

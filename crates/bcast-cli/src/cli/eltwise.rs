@@ -65,7 +65,8 @@ Examples:
   bcast eltwise multiply a.npy b.npy out.npy --auto-broadcast pdpd --axis 1
   bcast eltwise divide a.npy b.npy out.npy --pythondiv false")]
 pub struct EltwiseArgs {
-    /// The op, in snake case (add, floor_mod, logical_xor, ...).
+    /// The op: its snake-case name (add, floor_mod, logical_xor, ...) in any case, or
+    /// OpenVINO's layer type (Add, FloorMod, LogicalXor, ...).
     #[arg(value_name = "OP")]
     op: String,
     /// The first operand (A); `-` reads standard input.
@@ -84,12 +85,27 @@ pub struct EltwiseArgs {
     pythondiv: Option<bool>,
 }
 
-/// Arguments of `bcast select`.
+/// Arguments of `bcast select`. The rule flags are `eltwise`'s, with Select's own help: its
+/// rule places three operands, not B onto A.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 COND is bool; THEN and ELSE have one element type, which the output takes.
-numpy broadcasts all three together; none wants three equal shapes; pdpd gives THEN's shape,
-with ELSE and COND laid onto it at --axis.")]
+numpy broadcasts all three together, multidirectionally (as OpenVINO runs Select-1); none wants
+three equal shapes; pdpd gives THEN's shape, with ELSE and COND each laid onto it from --axis.
+Examples:
+  bcast select cond.npy then.npy else.npy out.npy
+  bcast select cond.npy then.npy else.npy out.npy --auto-broadcast pdpd --axis 1",
+    mut_arg("auto_broadcast", |a| a.help(
+        "The auto-broadcast rule: none (three equal shapes), numpy (COND, THEN and ELSE \
+         stretch to their common shape) or pdpd (the output has THEN's shape; ELSE and COND \
+         are laid onto it)"
+    )),
+    mut_arg("axis", |a| a.help(
+        "pdpd only: the first axis of THEN that ELSE and COND are laid on (default -1: \
+         right-aligned)"
+    ))
+)]
 pub struct SelectArgs {
     /// The condition (bool); `-` reads standard input.
     #[arg(value_name = "COND.npy")]
@@ -117,6 +133,21 @@ fn one_stdin(paths: &[&PathBuf]) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The op named on the command line, in any case, as modes are: the snake-case name
+/// (`floor_mod`, `FLOOR_MOD`) or OpenVINO's layer type (`FloorMod`, `Add`).
+///
+/// # Errors
+/// No op of that name.
+pub fn parse_op(text: &str) -> Result<BinaryOp, CliError> {
+    text.to_ascii_lowercase()
+        .parse()
+        .or_else(|_| BinaryOp::from_openvino_type(text))
+        .map_err(|_| {
+            let e = bcast::ParseBinaryOpError(text.to_string());
+            CliError(format!("{e} (see bcast eltwise --help for the list)"))
+        })
+}
+
 /// `bcast eltwise`.
 ///
 /// # Errors
@@ -124,10 +155,7 @@ fn one_stdin(paths: &[&PathBuf]) -> Result<(), CliError> {
 /// operand types the op refuses, an integer division by zero, an output that cannot be
 /// written.
 pub fn eltwise(args: EltwiseArgs) -> CliResult {
-    let mut op: BinaryOp = args
-        .op
-        .parse()
-        .map_err(|e| CliError(format!("{e} (see bcast eltwise --help for the list)")))?;
+    let mut op = parse_op(&args.op)?;
     match (&mut op, args.pythondiv) {
         (BinaryOp::Divide { pythondiv }, Some(given)) => *pythondiv = given,
         (_, Some(_)) => {

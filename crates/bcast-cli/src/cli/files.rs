@@ -32,15 +32,77 @@ fn shown(path: &Path) -> String {
 /// # Errors
 /// One line naming the file: it cannot be read, is not a regular file, or is not valid npy.
 pub fn read_npy(path: &Path) -> Result<Tensor, CliError> {
+    // The first bytes standard input gave, kept to tell an .npz from other bad magic: a
+    // stream cannot be read a second time.
+    let mut stdin_start = Vec::new();
     let result = if is_stdio(path) {
-        npy::read_from(std::io::stdin().lock(), path, &npy::ReadOptions::default())
+        let reader = FirstBytes {
+            inner: std::io::stdin().lock(),
+            seen: &mut stdin_start,
+        };
+        npy::read_from(reader, path, &npy::ReadOptions::default())
     } else {
         npy::read(path)
     };
     result.map_err(|e| match e {
         NpyError::Io { source, .. } => CliError(format!("{}: cannot read: {source}", shown(path))),
+        NpyError::Magic if is_npz(path, &stdin_start) => CliError(format!(
+            "{}: an .npz archive (numpy.savez: a zip of .npy files), not an .npy file; \
+             give one array as .npy (numpy.save)",
+            shown(path)
+        )),
         other => CliError(format!("{}: {other}", shown(path))),
     })
+}
+
+/// How a zip archive (an `.npz`) starts: a local file header, or the end record of an empty
+/// archive (`numpy.savez` with no arrays).
+const ZIP_MAGICS: [&[u8; 4]; 2] = [b"PK\x03\x04", b"PK\x05\x06"];
+
+/// Whether the input that failed the npy magic is a zip archive: from the bytes standard
+/// input gave, or from the file's first four bytes (opened without blocking and read only if
+/// it is still a regular file, as every input is).
+fn is_npz(path: &Path, stdin_start: &[u8]) -> bool {
+    let start = if is_stdio(path) {
+        stdin_start.to_vec()
+    } else {
+        first_bytes_of_file(path).unwrap_or_default()
+    };
+    start.len() >= 4 && ZIP_MAGICS.iter().any(|m| start[..4] == m[..])
+}
+
+/// The first four bytes of the regular file at `path`.
+fn first_bytes_of_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Ok(Vec::new());
+    }
+    let mut start = Vec::with_capacity(4);
+    file.take(4).read_to_end(&mut start)?;
+    Ok(start)
+}
+
+/// A reader that keeps a copy of the first few bytes it hands out.
+struct FirstBytes<'a, R> {
+    inner: R,
+    seen: &'a mut Vec<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for FirstBytes<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let wanted = 4usize.saturating_sub(self.seen.len()).min(n);
+        self.seen.extend_from_slice(&buf[..wanted]);
+        Ok(n)
+    }
 }
 
 /// Writes one npy output: streamed to standard output for `-`, otherwise atomically (see

@@ -1,5 +1,5 @@
-//! `bcast ir`: load an OpenVINO IR model built from Broadcast layers, describe it or run it
-//! on `.npy` inputs.
+//! `bcast ir`: load an OpenVINO IR model (Broadcast, ShapeOf, Convert, element-wise and
+//! Select layers), describe it or run it on `.npy` inputs.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -291,7 +291,9 @@ pub fn shape(args: ShapeArgs) -> CliResult {
 /// [`parse_shape`] (same grammar and messages as everywhere else), anything else through
 /// [`PartialShape`]'s parser (OpenVINO's text forms).
 fn parse_partial(what: &str, text: &str) -> Result<PartialShape, CliError> {
-    if super::parse_int_list(text).is_ok() {
+    // -1 is an unknown dim (how OpenVINO IR writes one), as the help says; any other
+    // negative value is refused by `parse_shape`, naming its index.
+    if super::parse_int_list(text).is_ok_and(|ints| !ints.contains(&-1)) {
         return parse_shape(what, text).map(PartialShape::from);
     }
     text.parse::<PartialShape>()

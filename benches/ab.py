@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""A/B of `bcast bench` configurations in alternating runs: each round runs every
+configuration once (A, B, A, B, ...), and per case and thread count it prints the median
+kernel rate of each configuration, the median of the per-round ratios to the first one, and
+the median ratio to the case's own bound (ratio_fill, or ratio_traffic for element-wise cases).
+Pairing within rounds keeps a drift of the machine's speed out of the ratios.
+
+    python3 benches/ab.py --rounds 5 --threads 1,2 \\
+        --config 'table=' --config 'window=BCAST_STRATEGY=stream=window' -- --case scalar_f32
+    python3 benches/ab.py --config 'old=@/tmp/bcast-old' --config 'new=@target/release/bcast'
+
+A configuration is NAME=ENV (space-separated VAR=VALUE settings for the run) or NAME=@BINARY
+(another binary). Everything after `--` goes to every `bcast bench` call.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+
+def run(binary, env, threads, budget, extra):
+    cmd = [binary, "bench", "--json", "--threads", threads, "--budget-ms", str(budget)] + extra
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for line in out.splitlines():
+        d = json.loads(line)
+        if "case" not in d:
+            continue
+        rate = d.get("kernel_gbps", d.get("reduce_gbps"))
+        bound = d.get("ratio_fill", d.get("ratio_traffic", d.get("ratio_read")))
+        rows[(d["case"], d["threads"])] = (rate, bound)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--budget-ms", type=int, default=300)
+    ap.add_argument("--binary", default="target/release/bcast")
+    ap.add_argument("--config", action="append", required=True)
+    ap.add_argument("extra", nargs="*")
+    args = ap.parse_args()
+    configs = []
+    for c in args.config:
+        name, _, spec = c.partition("=")
+        env, binary = dict(os.environ), args.binary
+        if spec.startswith("@"):
+            binary = spec[1:]
+        else:
+            for kv in spec.split():
+                k, _, v = kv.partition("=")
+                env[k] = v
+        configs.append((name, binary, env))
+    results = {name: [] for name, _, _ in configs}
+    for r in range(args.rounds):
+        for name, binary, env in configs:
+            results[name].append(run(binary, env, args.threads, args.budget_ms, args.extra))
+        print(f"# round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
+    first = configs[0][0]
+    keys = sorted(results[first][0])
+    names = [n for n, _, _ in configs]
+    print("case threads " + " ".join(f"{n}_GB/s {n}_bound" for n in names)
+          + " " + " ".join(f"{n}/{first}" for n in names[1:]))
+    for key in keys:
+        cells = []
+        for n in names:
+            rates = [rnd[key][0] for rnd in results[n] if key in rnd]
+            bounds = [rnd[key][1] for rnd in results[n] if key in rnd]
+            cells.append(f"{statistics.median(rates):.1f} {statistics.median(bounds):.2f}")
+        ratios = []
+        for n in names[1:]:
+            rs = [b[key][0] / a[key][0] for a, b in zip(results[first], results[n])
+                  if key in a and key in b and a[key][0] > 0]
+            ratios.append(f"{statistics.median(rs):.2f}")
+        print(f"{key[0]} {key[1]} " + " ".join(cells) + " " + " ".join(ratios))
+
+
+if __name__ == "__main__":
+    main()

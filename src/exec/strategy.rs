@@ -1,0 +1,299 @@
+//! Which store and loop strategies the executors use on this CPU: one table by vendor, each
+//! entry backed by measurements on that vendor (benches/RESULTS.md names them), overridable
+//! by the environment variable `BCAST_STRATEGY` for measuring.
+//!
+//! Why a table and not a calibration at first use: the strategies differ by tens of percent
+//! only on outputs of tens of MiB (beyond the core caches, around the size of the last-level
+//! cache), so a calibration that tells them apart must write such outputs several times on
+//! the caller's first call, on a machine that may be busy with the caller's own work. A wrong
+//! pick from one noisy calibration would make a runtime's speed differ from process to process.
+//! A table is the same in every process, and what is not measured on a vendor is not turned
+//! on for it: CPUs of other vendors get the plain strategies (ordinary vector stores and
+//! `memcpy`, no software prefetch).
+//!
+//! Every strategy writes the same bytes; tests run each one (`with_strategy`).
+
+use std::cell::Cell;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// How a long run of one value is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillStores {
+    /// `rep stos` of the element's width, where the CPU reports fast strings (ERMS).
+    RepStos,
+    /// Ordinary vector stores (the compiler's fill loop).
+    Vector,
+}
+
+/// How a long contiguous run of the source is copied into a row of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowCopies {
+    /// The C library's `memcpy`.
+    Memcpy,
+    /// A vector loop, one cache line at a time, in address order.
+    Lines,
+}
+
+/// How outputs written with non-temporal stores (beyond the last-level cache) are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamedRows {
+    /// Every row kind through a small window in L1, then streamed out.
+    Window,
+    /// Fill and copy rows streamed straight from registers or the source; other row kinds
+    /// through the window.
+    Direct,
+}
+
+/// The CPU vendor, as CPUID names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vendor {
+    /// `GenuineIntel`.
+    Intel,
+    /// `AuthenticAMD`.
+    Amd,
+    /// Any other vendor, or not x86-64.
+    Other,
+}
+
+/// The strategies in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strategy {
+    /// Long fills.
+    pub fill: FillStores,
+    /// Long row copies.
+    pub row_copy: RowCopies,
+    /// Outputs beyond the last-level cache.
+    pub streamed_rows: StreamedRows,
+    /// How far ahead of its reads a streaming element-wise loop prefetches, in bytes (0: no
+    /// software prefetch).
+    pub prefetch_ahead: usize,
+    /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
+    /// build's 16-byte vectors).
+    pub wide_eltwise: bool,
+}
+
+impl Strategy {
+    /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
+    /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon.
+    pub const INTEL: Strategy = Strategy {
+        fill: FillStores::RepStos,
+        row_copy: RowCopies::Memcpy,
+        streamed_rows: StreamedRows::Window,
+        prefetch_ahead: 1024,
+        wide_eltwise: false,
+    };
+
+    /// AMD (measured on a 2-vCPU EPYC, Zen 5): `rep stos` and `rep movsb` (glibc's `memcpy`
+    /// of a row) fall behind vector stores on outputs that stay in the last-level cache, the
+    /// L1 window costs a third of the streaming store rate, and the hardware prefetchers
+    /// follow the element-wise loops' streams without hints (the hints cost time); the
+    /// element-wise loops compiled for AVX2 are as fast or faster (byte-wide ops most).
+    pub const AMD: Strategy = Strategy {
+        fill: FillStores::Vector,
+        row_copy: RowCopies::Lines,
+        streamed_rows: StreamedRows::Direct,
+        prefetch_ahead: 0,
+        wide_eltwise: true,
+    };
+
+    /// Any other CPU: nothing measured, so the plain strategies.
+    pub const PLAIN: Strategy = Strategy {
+        fill: FillStores::Vector,
+        row_copy: RowCopies::Memcpy,
+        streamed_rows: StreamedRows::Window,
+        prefetch_ahead: 0,
+        wide_eltwise: false,
+    };
+
+    /// The table's entry for `vendor`.
+    #[must_use]
+    pub const fn for_vendor(vendor: Vendor) -> Strategy {
+        match vendor {
+            Vendor::Intel => Strategy::INTEL,
+            Vendor::Amd => Strategy::AMD,
+            Vendor::Other => Strategy::PLAIN,
+        }
+    }
+
+    /// The strategies for this process: this CPU's table entry, with `BCAST_STRATEGY`
+    /// applied when it is set and valid (see [`Strategy::from_env`]); read once.
+    #[must_use]
+    pub fn get() -> Strategy {
+        let tuned = TEST_STRATEGY.with(Cell::get);
+        if let Some(s) = tuned {
+            return s;
+        }
+        static STRATEGY: OnceLock<Strategy> = OnceLock::new();
+        *STRATEGY.get_or_init(|| {
+            Strategy::from_env().unwrap_or_else(|_| Strategy::for_vendor(Vendor::get()))
+        })
+    }
+
+    /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
+    /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
+    /// `prefetch=<bytes>`, `eltwise=avx2|baseline` (any subset; unset: the table's entry).
+    ///
+    /// # Errors
+    /// The variable's text, and what in it is not understood.
+    pub fn from_env() -> Result<Strategy, String> {
+        let base = Strategy::for_vendor(Vendor::get());
+        match std::env::var("BCAST_STRATEGY") {
+            Ok(text) => base.with_overrides(&text),
+            Err(std::env::VarError::NotPresent) => Ok(base),
+            Err(e) => Err(format!("BCAST_STRATEGY: {e}")),
+        }
+    }
+
+    /// `self` with the settings of `text` (the form of `BCAST_STRATEGY`) applied.
+    ///
+    /// # Errors
+    /// What in `text` is not understood.
+    pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let bad = || {
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline")
+            };
+            let (key, value) = item.split_once('=').ok_or_else(bad)?;
+            match (key.trim(), value.trim()) {
+                ("fill", "rep-stos") => self.fill = FillStores::RepStos,
+                ("fill", "vector") => self.fill = FillStores::Vector,
+                ("copy", "memcpy") => self.row_copy = RowCopies::Memcpy,
+                ("copy", "lines") => self.row_copy = RowCopies::Lines,
+                ("stream", "window") => self.streamed_rows = StreamedRows::Window,
+                ("stream", "direct") => self.streamed_rows = StreamedRows::Direct,
+                ("prefetch", n) => self.prefetch_ahead = n.parse().map_err(|_| bad())?,
+                ("eltwise", "avx2") => self.wide_eltwise = true,
+                ("eltwise", "baseline") => self.wide_eltwise = false,
+                _ => return Err(bad()),
+            }
+        }
+        Ok(self)
+    }
+}
+
+impl fmt::Display for Strategy {
+    /// The form `BCAST_STRATEGY` takes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fill = match self.fill {
+            FillStores::RepStos => "rep-stos",
+            FillStores::Vector => "vector",
+        };
+        let copy = match self.row_copy {
+            RowCopies::Memcpy => "memcpy",
+            RowCopies::Lines => "lines",
+        };
+        let stream = match self.streamed_rows {
+            StreamedRows::Window => "window",
+            StreamedRows::Direct => "direct",
+        };
+        write!(
+            f,
+            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={}",
+            self.prefetch_ahead,
+            if self.wide_eltwise {
+                "avx2"
+            } else {
+                "baseline"
+            }
+        )
+    }
+}
+
+impl Vendor {
+    /// This CPU's vendor (read once).
+    #[must_use]
+    pub fn get() -> Vendor {
+        static VENDOR: OnceLock<Vendor> = OnceLock::new();
+        *VENDOR.get_or_init(Vendor::read)
+    }
+
+    fn read() -> Vendor {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // `__cpuid` is an unsafe function before Rust 1.94 (the crate's rust-version is
+            // older) and a safe one since.
+            #[allow(unused_unsafe)]
+            // SAFETY: CPUID leaf 0 is present on every x86-64 CPU.
+            let r = unsafe { std::arch::x86_64::__cpuid(0) };
+            let mut name = [0u8; 12];
+            name[..4].copy_from_slice(&r.ebx.to_le_bytes());
+            name[4..8].copy_from_slice(&r.edx.to_le_bytes());
+            name[8..].copy_from_slice(&r.ecx.to_le_bytes());
+            match &name {
+                b"GenuineIntel" => return Vendor::Intel,
+                b"AuthenticAMD" => return Vendor::Amd,
+                _ => {}
+            }
+        }
+        Vendor::Other
+    }
+}
+
+impl fmt::Display for Vendor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Vendor::Intel => "Intel",
+            Vendor::Amd => "AMD",
+            Vendor::Other => "other",
+        })
+    }
+}
+
+thread_local! {
+    static TEST_STRATEGY: Cell<Option<Strategy>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with `strategy` in force for runs started on this thread and for the chunks
+/// they hand to other threads (the executors read the strategy once per run, on the calling
+/// thread). For tests that every strategy writes the same bytes.
+pub fn with_strategy<R>(strategy: Strategy, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Strategy>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TEST_STRATEGY.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(TEST_STRATEGY.with(|t| t.replace(Some(strategy))));
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_parse_and_print_in_one_form() {
+        let s = Strategy::PLAIN
+            .with_overrides("fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2")
+            .unwrap();
+        assert_eq!(
+            s,
+            Strategy {
+                fill: FillStores::RepStos,
+                row_copy: RowCopies::Lines,
+                streamed_rows: StreamedRows::Direct,
+                prefetch_ahead: 512,
+                wide_eltwise: true,
+            }
+        );
+        assert_eq!(Strategy::PLAIN.with_overrides(&s.to_string()).unwrap(), s);
+        assert_eq!(Strategy::AMD.with_overrides("").unwrap(), Strategy::AMD);
+        assert!(Strategy::PLAIN.with_overrides("fill=fast").is_err());
+        assert!(Strategy::PLAIN.with_overrides("prefetch=-1").is_err());
+        assert!(Strategy::PLAIN.with_overrides("fill").is_err());
+    }
+
+    #[test]
+    fn a_test_strategy_holds_on_its_thread_only_while_it_runs() {
+        let inside = with_strategy(Strategy::PLAIN, Strategy::get);
+        assert_eq!(inside, Strategy::PLAIN);
+        let other = with_strategy(Strategy::INTEL, || {
+            std::thread::spawn(|| TEST_STRATEGY.with(Cell::get))
+                .join()
+                .unwrap()
+        });
+        assert_eq!(other, None);
+        assert_eq!(TEST_STRATEGY.with(Cell::get), None);
+    }
+}

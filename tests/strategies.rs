@@ -1,0 +1,181 @@
+//! The element-wise executor writes the same bits under every strategy this crate has (its
+//! loops compiled for AVX2 or for the baseline, with or without software prefetch), checked
+//! against a naive loop written here: numpy-rule broadcasting of `a` `[.., n]` against `b`
+//! placed on a few axes, f32 (NaN, -0.0, infinities), u8 (wrapping), f16 (rounded through
+//! f32) and a comparison with a bool output.
+
+use bcast::exec::{with_strategy, with_tuning, Strategy, Tuning};
+use bcast::{binary, AutoBroadcast, BinaryOp, Tensor};
+use half::f16;
+use ndarray::{ArrayD, IxDyn};
+
+fn strategies() -> Vec<Strategy> {
+    let mut all = Vec::new();
+    for base in [Strategy::INTEL, Strategy::AMD, Strategy::PLAIN] {
+        for over in ["eltwise=avx2,prefetch=0", "eltwise=baseline,prefetch=256"] {
+            all.push(base.with_overrides(over).unwrap());
+        }
+    }
+    all
+}
+
+/// Output index -> operand index under numpy's rule, written out per axis.
+fn operand_index(out_idx: &[usize], shape: &[usize]) -> usize {
+    let skip = out_idx.len() - shape.len();
+    let mut flat = 0;
+    for (k, &d) in shape.iter().enumerate() {
+        let i = if d == 1 { 0 } else { out_idx[skip + k] };
+        flat = flat * d + i;
+    }
+    flat
+}
+
+fn naive<A: Copy, B: Copy, C>(
+    a: &ArrayD<A>,
+    b: &ArrayD<B>,
+    out_shape: &[usize],
+    f: impl Fn(A, B) -> C,
+) -> Vec<C> {
+    let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+    let n: usize = out_shape.iter().product();
+    let mut idx = vec![0; out_shape.len()];
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(f(
+            sa[operand_index(&idx, a.shape())],
+            sb[operand_index(&idx, b.shape())],
+        ));
+        for k in (0..idx.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < out_shape[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    out
+}
+
+fn f32_values(n: usize, salt: u32) -> Vec<f32> {
+    let special = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1e-40];
+    (0..n as u32)
+        .map(|i| {
+            let x = i.wrapping_mul(2_654_435_761).wrapping_add(salt);
+            if x % 17 == 0 {
+                special[(x / 17) as usize % special.len()]
+            } else {
+                (x % 2001) as f32 / 7.0 - 140.0
+            }
+        })
+        .collect()
+}
+
+fn same_bits(got: &Tensor, want: Tensor, what: &str) {
+    assert_eq!(got.dtype(), want.dtype(), "{what}");
+    match (got, &want) {
+        (Tensor::F32(g), Tensor::F32(w)) => {
+            for (i, (x, y)) in g.iter().zip(w.iter()).enumerate() {
+                assert_eq!(x.to_bits(), y.to_bits(), "{what}: element {i}");
+            }
+        }
+        (Tensor::F16(g), Tensor::F16(w)) => {
+            for (i, (x, y)) in g.iter().zip(w.iter()).enumerate() {
+                assert_eq!(x.to_bits(), y.to_bits(), "{what}: element {i}");
+            }
+        }
+        _ => assert_eq!(got, &want, "{what}"),
+    }
+}
+
+#[test]
+fn every_strategy_writes_the_naive_bits() {
+    let cases: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![3, 70, 129], vec![3, 1, 1]),
+        (vec![3, 70, 129], vec![129]),
+        (vec![3, 70, 129], vec![3, 70, 129]),
+        (vec![9000], vec![1]),
+        (vec![33, 1], vec![1, 257]),
+        (vec![5, 301, 3], vec![3]),
+    ];
+    let split = Tuning {
+        serial_below_bytes: Some(0),
+        chunk_elems: Some(1001),
+        ..Tuning::default()
+    };
+    for strategy in strategies() {
+        for (sa, sb) in &cases {
+            let out_shape: Vec<usize> = {
+                let r = sa.len().max(sb.len());
+                (0..r)
+                    .map(|k| {
+                        let d = |s: &Vec<usize>| (k + s.len()).checked_sub(r).map_or(1, |j| s[j]);
+                        d(sa).max(d(sb))
+                    })
+                    .collect()
+            };
+            let na: usize = sa.iter().product();
+            let nb: usize = sb.iter().product();
+            let a32 = ArrayD::from_shape_vec(IxDyn(sa), f32_values(na, 1)).unwrap();
+            let b32 = ArrayD::from_shape_vec(IxDyn(sb), f32_values(nb, 99)).unwrap();
+            let a8 = a32.mapv(|x| x.to_bits() as u8);
+            let b8 = b32.mapv(|x| (x.to_bits() >> 8) as u8);
+            let a16 = a32.mapv(f16::from_f32);
+            let b16 = b32.mapv(f16::from_f32);
+            let what = |op: &str| format!("{op} {sa:?} {sb:?} under {strategy}");
+            let out = |v: Vec<f32>| ArrayD::from_shape_vec(IxDyn(&out_shape), v).unwrap();
+            for tuning in [Tuning::default(), split] {
+                let run = |op, a: &Tensor, b: &Tensor| {
+                    with_strategy(strategy, || {
+                        with_tuning(tuning, || binary(op, a, b, &AutoBroadcast::Numpy))
+                    })
+                    .unwrap()
+                };
+                let (ta, tb) = (Tensor::F32(a32.clone()), Tensor::F32(b32.clone()));
+                same_bits(
+                    &run(BinaryOp::Add, &ta, &tb),
+                    Tensor::F32(out(naive(&a32, &b32, &out_shape, |x, y| x + y))),
+                    &what("add f32"),
+                );
+                same_bits(
+                    &run(BinaryOp::Maximum, &ta, &tb),
+                    Tensor::F32(out(naive(&a32, &b32, &out_shape, |x, y| {
+                        if x < y {
+                            y
+                        } else {
+                            x
+                        }
+                    }))),
+                    &what("maximum f32"),
+                );
+                let gt = naive(&a32, &b32, &out_shape, |x, y| x > y);
+                same_bits(
+                    &run(BinaryOp::Greater, &ta, &tb),
+                    Tensor::Bool(ArrayD::from_shape_vec(IxDyn(&out_shape), gt).unwrap()),
+                    &what("greater f32"),
+                );
+                let sum8 = naive(&a8, &b8, &out_shape, u8::wrapping_add);
+                same_bits(
+                    &run(
+                        BinaryOp::Add,
+                        &Tensor::U8(a8.clone()),
+                        &Tensor::U8(b8.clone()),
+                    ),
+                    Tensor::U8(ArrayD::from_shape_vec(IxDyn(&out_shape), sum8).unwrap()),
+                    &what("add u8"),
+                );
+                let mul16 = naive(&a16, &b16, &out_shape, |x: f16, y: f16| {
+                    f16::from_f32(x.to_f32() * y.to_f32())
+                });
+                same_bits(
+                    &run(
+                        BinaryOp::Multiply,
+                        &Tensor::F16(a16.clone()),
+                        &Tensor::F16(b16.clone()),
+                    ),
+                    Tensor::F16(ArrayD::from_shape_vec(IxDyn(&out_shape), mul16).unwrap()),
+                    &what("multiply f16"),
+                );
+            }
+        }
+    }
+}

@@ -1,22 +1,28 @@
 /*
  * bcast.h: the C ABI of bcast, tensor Broadcast for inference runtimes.
  *
- * Link: -lbcast_c (libbcast_c.so or libbcast_c.a), and with the static library
- * also -lpthread -ldl -lm.
+ * Build with pkg-config after `make -C bindings/c install PREFIX=...`:
+ *   cc app.c $(pkg-config --cflags --libs bcast)          (shared, libbcast_c.so)
+ *   cc app.c $(pkg-config --cflags --libs bcast-static)   (static, libbcast_c.a)
+ * Without pkg-config: -lbcast_c, and with the static library also -lpthread -ldl -lm.
+ * bindings/c/README.md is the guide.
  *
- * Errors: every function but bcast_plan_free and bcast_last_error_message returns
- * an int, BCAST_OK (0) on success or another bcast_status; then
- * bcast_last_error_message() says why, in the Rust library's words.
+ * Errors: every function but bcast_plan_free and the ones that return a string
+ * (bcast_last_error_message, bcast_status_string, bcast_version) returns an int,
+ * BCAST_OK (0) on success or another bcast_status; then bcast_last_error_message()
+ * says why, in the Rust library's words, and bcast_status_string(status) names the
+ * kind of failure. Each function lists its statuses; BCAST_ERR_PANIC (a bug) and
+ * BCAST_ERR_OTHER (a library error this binding does not name yet) are not listed.
  *
  * Ownership: a bcast_plan is the caller's from bcast_plan_create to
  * bcast_plan_free. Every other pointer is the caller's and is only used during the
  * call. The error message belongs to bcast (thread-local, valid until the next bcast
- * call on the same thread).
+ * call on the same thread); the other strings are static.
  *
  * Threads: every function may be called from any number of threads at once; a plan
  * is immutable and may be run by many threads at once. The `threads` argument says how
  * many threads one call may use (0: automatic, 1: the calling thread only, N: a pool
- * of N, kept for the life of the process).
+ * of N, kept until bcast_release_pools()).
  *
  * Shapes are arrays of size_t (rank up to BCAST_MAX_RANK; a NULL shape is allowed for
  * rank 0), buffers are row-major and aligned to their element size. No function
@@ -30,6 +36,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/**
+ * The version of this header (and of the library built with it): `BCAST_VERSION_STRING`
+ * is `"MAJOR.MINOR.PATCH"`, what `bcast_version()` returns when the library linked in
+ * is the one this header belongs to.
+ */
+#define BCAST_VERSION_MAJOR 0
+#define BCAST_VERSION_MINOR 1
+#define BCAST_VERSION_PATCH 0
+#define BCAST_VERSION_STRING "0.1.0"
 
 /**
  * The largest rank bcast accepts for a data, target or output shape, and the most mode
@@ -76,7 +92,8 @@ typedef enum bcast_status {
    */
   BCAST_ERR_ALLOC = 5,
   /**
-   * An internal panic was caught (a bug in bcast: please report the message).
+   * An internal panic was caught (a bug in bcast: please report the message). Any
+   * function may return it; none should.
    */
   BCAST_ERR_PANIC = 6,
   /**
@@ -89,7 +106,9 @@ typedef enum bcast_status {
    */
   BCAST_ERR_RANK = 8,
   /**
-   * The caller's shape buffer is too small: `*rank_out` holds the rank needed.
+   * A buffer the caller sized is too small: a shape buffer whose `capacity` is below the
+   * output's rank (`*rank_out` then holds the rank needed), or an element-wise `out` whose
+   * `out_capacity_elems` is below the output's element count (nothing is written).
    */
   BCAST_ERR_CAPACITY = 9,
   /**
@@ -113,7 +132,8 @@ typedef enum bcast_status {
   BCAST_ERR_DIV_ZERO = 13,
   /**
    * An error of a kind this version of the C binding does not know yet (the Rust library
-   * added one); the message says what it is.
+   * added one); the message says what it is. Any function that checks shapes or runs an
+   * op may return it.
    */
   BCAST_ERR_OTHER = 99,
 } bcast_status;
@@ -333,6 +353,18 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * What a status code means, in a few words of English (`"success"` for `BCAST_OK`, `"the
+ * shapes break the broadcast rule"` for `BCAST_ERR_SHAPE`, ...); `"unknown bcast status"`
+ * for a code that is no `bcast_status`. Never NULL. `bcast_last_error_message()` says what
+ * went wrong in the last call; this names the kind of failure, for any code, at any time.
+ *
+ * Ownership: a static string; do not free it. It does not change the last error message.
+ *
+ * Thread-safety: any number of threads at once.
+ */
+const char *bcast_status_string(int status);
+
+/**
  * The message of the last failed bcast call on the calling thread, in UTF-8; an empty
  * string if the last bcast call on this thread succeeded (or there was none). Never NULL.
  *
@@ -340,13 +372,27 @@ extern "C" {
  * for a broken rule, with the mode, the axis and both shapes.
  *
  * Ownership: the string belongs to bcast; do not free it. It stays valid until the next
- * bcast call on the same thread (any function but this one) or until the thread exits:
- * copy it to keep it.
+ * bcast call on the same thread (any function but this one, `bcast_status_string` and
+ * `bcast_version`) or until the thread exits: copy it to keep it.
  *
  * Thread-safety: each thread has its own message; a call on another thread never changes
  * it.
  */
 const char *bcast_last_error_message(void);
+
+/**
+ * The version of the bcast library linked in, `"MAJOR.MINOR.PATCH"` (semver, with a
+ * pre-release suffix if it has one), e.g. `"0.1.0"`. Never NULL.
+ *
+ * The header's `BCAST_VERSION_STRING` is the version of the header: a program may compare
+ * the two at start-up (`strcmp(bcast_version(), BCAST_VERSION_STRING) == 0`) to find a
+ * library other than the one it was compiled against.
+ *
+ * Ownership: a static string; do not free it. It does not change the last error message.
+ *
+ * Thread-safety: any number of threads at once.
+ */
+const char *bcast_version(void);
 
 /**
  * Plans `data_shape` (`data_rank` dims) broadcast to `target_shape` (`target_rank` dims)
@@ -356,7 +402,14 @@ const char *bcast_last_error_message(void);
  * when its rank is 0.
  *
  * Returns `BCAST_OK` and stores a new plan in `*plan_out`, or a status and stores NULL
- * there (`BCAST_ERR_SHAPE` when the shapes break the mode's rule; the message names it).
+ * there (when `plan_out` is not NULL).
+ *
+ * Statuses: `BCAST_ERR_SHAPE` when the shapes break the mode's rule (the message names it);
+ * `BCAST_ERR_INVALID` for an unknown `mode`, `mode_args` the mode does not take, or a
+ * negative axis; `BCAST_ERR_RANK` for a rank or `n_mode_args` above `BCAST_MAX_RANK`;
+ * `BCAST_ERR_OVERFLOW` for a shape whose element count overflows; `BCAST_ERR_NULL` for a
+ * NULL `plan_out`, or a NULL array with a non-zero length; `BCAST_ERR_ALIGN` for an array
+ * not aligned to its element size.
  *
  * Ownership: the plan belongs to the caller, who frees it with `bcast_plan_free`. The shape
  * and argument arrays are only read during the call.
@@ -379,9 +432,11 @@ int bcast_plan_create(bcast_mode mode,
 /**
  * Writes the plan's output shape to `shape[0..rank]` and its rank to `*rank_out`.
  *
- * `BCAST_ERR_CAPACITY` if `capacity` (the number of `size_t` that `shape` holds) is smaller
- * than the rank: nothing is written to `shape`, but `*rank_out` holds the rank needed.
- * (`capacity` = `BCAST_MAX_RANK` is always enough.) `shape` may be NULL when `capacity` is 0.
+ * Statuses: `BCAST_ERR_CAPACITY` if `capacity` (the number of `size_t` that `shape` holds)
+ * is smaller than the rank: nothing is written to `shape`, but `*rank_out` holds the rank
+ * needed (`capacity` = `BCAST_MAX_RANK` is always enough; `shape` may be NULL when
+ * `capacity` is 0); `BCAST_ERR_NULL` for a NULL `plan` or `rank_out`, or a NULL `shape`
+ * that has a rank to hold; `BCAST_ERR_ALIGN` for a `shape` not aligned to `size_t`.
  *
  * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
  *
@@ -398,6 +453,8 @@ int bcast_plan_output_shape(const struct bcast_plan *plan,
  * Stores the number of elements of the plan's output (the product of its output shape) in
  * `*len_out`: the size, in elements, of the `dst` buffer `bcast_plan_run` writes.
  *
+ * Statuses: `BCAST_ERR_NULL` for a NULL `plan` or `len_out`.
+ *
  * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
  *
  * # Safety
@@ -411,8 +468,15 @@ int bcast_plan_output_len(const struct bcast_plan *plan, size_t *len_out);
  * `elem_size` (1, 2, 4 or 8 bytes) serves every type of that size; both buffers must be
  * aligned to it. `threads`: 0 = automatic (rayon's global pool, only for outputs large
  * enough to gain), 1 = the calling thread only, N > 1 = a pool of N threads (made on first
- * use, then kept). A buffer may be NULL when it has no elements. `src` and `dst` must not
- * overlap (`BCAST_ERR_INVALID`).
+ * use, then kept until `bcast_release_pools`). A buffer may be NULL when it has no
+ * elements.
+ *
+ * Statuses: `BCAST_ERR_ELEM_SIZE` for an `elem_size` other than 1, 2, 4 or 8;
+ * `BCAST_ERR_THREADS` for `threads` above `BCAST_MAX_THREADS` or a pool that cannot be
+ * started; `BCAST_ERR_NULL` for a NULL `plan`, or a NULL buffer that has elements;
+ * `BCAST_ERR_ALIGN` for a buffer not aligned to `elem_size`; `BCAST_ERR_INVALID` for `src`
+ * and `dst` overlapping; `BCAST_ERR_OVERFLOW` for a buffer whose size in bytes exceeds
+ * `PTRDIFF_MAX`.
  *
  * Ownership: all memory is the caller's; nothing is kept after the call.
  *
@@ -446,8 +510,10 @@ void bcast_plan_free(struct bcast_plan *plan);
  * The output shape of `data_shape` broadcast to `target_shape` under `mode` (arguments as
  * `bcast_plan_create`'s), written to `shape[0..rank]`, its rank to `*rank_out`.
  *
+ * Statuses: those of `bcast_plan_create` (but `plan_out`) and of `bcast_plan_output_shape`
+ * (but `plan`): `BCAST_ERR_SHAPE` if the shapes break the mode's rule;
  * `BCAST_ERR_CAPACITY` if `capacity` is smaller than the rank (then `*rank_out` holds the
- * rank needed); `BCAST_ERR_SHAPE` if the shapes break the mode's rule.
+ * rank needed).
  *
  * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
  *
@@ -474,6 +540,10 @@ int bcast_output_shape(bcast_mode mode,
  * and zero strides allowed), `src` pointing at element (0, ..., 0): a runtime's
  * non-contiguous tensor, read in logical order. `elem_size` and `threads` as for
  * `bcast_plan_run`; both buffers aligned to `elem_size`, not overlapping.
+ *
+ * Statuses: those of `bcast_plan_create` (but `plan_out`) and of `bcast_plan_run` (but
+ * `plan`); `BCAST_ERR_OVERFLOW` also for `src_strides` that reach beyond `PTRDIFF_MAX`
+ * bytes; `BCAST_ERR_ALLOC` when the row-major copy of a strided `src` cannot be allocated.
  *
  * Ownership: all memory is the caller's; nothing is kept after the call.
  *
@@ -507,6 +577,11 @@ int bcast_broadcast(bcast_mode mode,
  * once), F32/F64 (summed in double); `BCAST_DTYPE_BOOL` is `BCAST_ERR_DTYPE`. Float sums
  * are pairwise; the result does not depend on `threads` (as for `bcast_plan_run`).
  *
+ * Statuses: those of `bcast_plan_create` (but `plan_out`) and of `bcast_plan_run` (but
+ * `plan` and `elem_size`: the buffers are checked against `dtype`); `BCAST_ERR_INVALID`
+ * also for an unknown `dtype`; `BCAST_ERR_DTYPE` for `BCAST_DTYPE_BOOL`; `BCAST_ERR_ALLOC`
+ * when the sums' memory cannot be allocated.
+ *
  * Ownership: all memory is the caller's; nothing is kept after the call.
  *
  * Thread-safety: any number of threads at once, each into its own `out`.
@@ -532,6 +607,9 @@ int bcast_reduce_to_input(bcast_mode mode,
  * `bcast_reduce_to_input` with a plan: `grad` (row-major, the plan's output shape) summed
  * back to `out` (row-major, the plan's data shape). `dtype` and `threads` as there.
  *
+ * Statuses: those of `bcast_reduce_to_input` that are not about shapes or the mode;
+ * `BCAST_ERR_NULL` also for a NULL `plan`.
+ *
  * Ownership: all memory is the caller's. Thread-safety: any number of threads may use the
  * same plan at once, each into its own `out`.
  *
@@ -552,8 +630,13 @@ int bcast_plan_reduce(const struct bcast_plan *plan,
  * `shape[0..rank]`, its rank to `*rank_out`. For `bcast_select` under NUMPY, call it twice
  * (`then` with `else`, the result with `cond`); under NONE and PDPD the output is `then`'s.
  *
- * `BCAST_ERR_CAPACITY` if `capacity` is smaller than the rank (then `*rank_out` holds the
- * rank needed); `BCAST_ERR_SHAPE` if the shapes break the rule.
+ * Statuses: `BCAST_ERR_SHAPE` if the shapes break the rule; `BCAST_ERR_CAPACITY` if
+ * `capacity` is smaller than the rank (then `*rank_out` holds the rank needed);
+ * `BCAST_ERR_INVALID` for an unknown `ab`; `BCAST_ERR_RANK` for a rank above
+ * `BCAST_MAX_RANK`; `BCAST_ERR_OVERFLOW` for a shape whose element count overflows;
+ * `BCAST_ERR_NULL` for a NULL `rank_out`, a NULL shape with a non-zero rank, or a NULL
+ * `shape` that has a rank to hold; `BCAST_ERR_ALIGN` for a shape array not aligned to
+ * `size_t`.
  *
  * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
  *
@@ -579,11 +662,14 @@ int bcast_eltwise_shape(const size_t *a_shape,
  * for `bcast_plan_run`; the result does not depend on it.
  *
  * Statuses: `BCAST_ERR_CAPACITY` if `out_capacity_elems` is below the output's element
- * count; `BCAST_ERR_SHAPE` for shapes that break the rule; `BCAST_ERR_DTYPE` for an op the
- * dtype does not have (arithmetic on BOOL, logical ops on anything but BOOL);
- * `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or FLOOR_MOD whose `b`
- * holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an unknown code, a bool
- * byte other than 0 or 1, or an `out` overlapping `a` or `b`.
+ * count (nothing is written); `BCAST_ERR_SHAPE` for shapes that break the rule;
+ * `BCAST_ERR_DTYPE` for an op the dtype does not have (arithmetic on BOOL, logical ops on
+ * anything but BOOL); `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or
+ * FLOOR_MOD whose `b` holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an
+ * unknown code, a bool byte other than 0 or 1, or an `out` overlapping `a` or `b`;
+ * `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_NULL` and `BCAST_ERR_ALIGN` as for
+ * `bcast_eltwise_shape`, and for the buffers as for `bcast_plan_run`; `BCAST_ERR_THREADS`
+ * as there; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
  *
  * Ownership: all memory is the caller's; nothing is kept after the call.
  *
@@ -642,6 +728,23 @@ int bcast_select(bcast_dtype dtype,
                  void *out,
                  size_t out_capacity_elems,
                  size_t threads);
+
+/**
+ * Releases the thread pools that `threads` values above 1 started: each pool's threads are
+ * stopped and joined, and the next call with such a `threads` value starts a new pool.
+ *
+ * Returns `BCAST_OK`, once every released pool that no call is running on has stopped and
+ * its threads have exited. A call in flight on another thread when this is called keeps
+ * its pool until it returns (its result is unaffected), and that pool's threads exit
+ * before that call returns. The pool of `threads` = 0 (rayon's global pool) is not bcast's
+ * and is kept for the life of the process.
+ *
+ * `BCAST_ERR_PANIC` only for a bug (no other status).
+ *
+ * Thread-safety: may be called from any thread at any time, also while other threads run
+ * bcast calls with any `threads` value.
+ */
+int bcast_release_pools(void);
 
 #ifdef __cplusplus
 }  // extern "C"

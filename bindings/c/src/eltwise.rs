@@ -278,8 +278,13 @@ unsafe fn out_view<'a>(
 /// `shape[0..rank]`, its rank to `*rank_out`. For `bcast_select` under NUMPY, call it twice
 /// (`then` with `else`, the result with `cond`); under NONE and PDPD the output is `then`'s.
 ///
-/// `BCAST_ERR_CAPACITY` if `capacity` is smaller than the rank (then `*rank_out` holds the
-/// rank needed); `BCAST_ERR_SHAPE` if the shapes break the rule.
+/// Statuses: `BCAST_ERR_SHAPE` if the shapes break the rule; `BCAST_ERR_CAPACITY` if
+/// `capacity` is smaller than the rank (then `*rank_out` holds the rank needed);
+/// `BCAST_ERR_INVALID` for an unknown `ab`; `BCAST_ERR_RANK` for a rank above
+/// `BCAST_MAX_RANK`; `BCAST_ERR_OVERFLOW` for a shape whose element count overflows;
+/// `BCAST_ERR_NULL` for a NULL `rank_out`, a NULL shape with a non-zero rank, or a NULL
+/// `shape` that has a rank to hold; `BCAST_ERR_ALIGN` for a shape array not aligned to
+/// `size_t`.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -318,11 +323,14 @@ pub unsafe extern "C" fn bcast_eltwise_shape(
 /// for `bcast_plan_run`; the result does not depend on it.
 ///
 /// Statuses: `BCAST_ERR_CAPACITY` if `out_capacity_elems` is below the output's element
-/// count; `BCAST_ERR_SHAPE` for shapes that break the rule; `BCAST_ERR_DTYPE` for an op the
-/// dtype does not have (arithmetic on BOOL, logical ops on anything but BOOL);
-/// `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or FLOOR_MOD whose `b`
-/// holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an unknown code, a bool
-/// byte other than 0 or 1, or an `out` overlapping `a` or `b`.
+/// count (nothing is written); `BCAST_ERR_SHAPE` for shapes that break the rule;
+/// `BCAST_ERR_DTYPE` for an op the dtype does not have (arithmetic on BOOL, logical ops on
+/// anything but BOOL); `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or
+/// FLOOR_MOD whose `b` holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an
+/// unknown code, a bool byte other than 0 or 1, or an `out` overlapping `a` or `b`;
+/// `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_NULL` and `BCAST_ERR_ALIGN` as for
+/// `bcast_eltwise_shape`, and for the buffers as for `bcast_plan_run`; `BCAST_ERR_THREADS`
+/// as there; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
 ///
 /// Ownership: all memory is the caller's; nothing is kept after the call.
 ///

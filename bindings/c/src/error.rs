@@ -2,7 +2,7 @@
 //! function runs its body in (no panic crosses the boundary).
 
 use std::cell::RefCell;
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bcast::BroadcastError;
@@ -29,14 +29,17 @@ pub enum bcast_status {
     BCAST_ERR_ELEM_SIZE = 4,
     /// Memory could not be allocated.
     BCAST_ERR_ALLOC = 5,
-    /// An internal panic was caught (a bug in bcast: please report the message).
+    /// An internal panic was caught (a bug in bcast: please report the message). Any
+    /// function may return it; none should.
     BCAST_ERR_PANIC = 6,
     /// An argument is invalid: an unknown mode or dtype code, mode arguments the mode does
     /// not take, a negative axis, overlapping source and destination.
     BCAST_ERR_INVALID = 7,
     /// A rank (or the number of mode arguments) is above `BCAST_MAX_RANK`.
     BCAST_ERR_RANK = 8,
-    /// The caller's shape buffer is too small: `*rank_out` holds the rank needed.
+    /// A buffer the caller sized is too small: a shape buffer whose `capacity` is below the
+    /// output's rank (`*rank_out` then holds the rank needed), or an element-wise `out` whose
+    /// `out_capacity_elems` is below the output's element count (nothing is written).
     BCAST_ERR_CAPACITY = 9,
     /// The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`, arithmetic
     /// on `BCAST_DTYPE_BOOL`, a logical op on anything else).
@@ -50,8 +53,79 @@ pub enum bcast_status {
     /// written).
     BCAST_ERR_DIV_ZERO = 13,
     /// An error of a kind this version of the C binding does not know yet (the Rust library
-    /// added one); the message says what it is.
+    /// added one); the message says what it is. Any function that checks shapes or runs an
+    /// op may return it.
     BCAST_ERR_OTHER = 99,
+}
+
+impl bcast_status {
+    /// Every status, for reading a code back (`bcast_status_string`).
+    const ALL: [bcast_status; 15] = {
+        use bcast_status::*;
+        [
+            BCAST_OK,
+            BCAST_ERR_NULL,
+            BCAST_ERR_SHAPE,
+            BCAST_ERR_OVERFLOW,
+            BCAST_ERR_ELEM_SIZE,
+            BCAST_ERR_ALLOC,
+            BCAST_ERR_PANIC,
+            BCAST_ERR_INVALID,
+            BCAST_ERR_RANK,
+            BCAST_ERR_CAPACITY,
+            BCAST_ERR_DTYPE,
+            BCAST_ERR_ALIGN,
+            BCAST_ERR_THREADS,
+            BCAST_ERR_DIV_ZERO,
+            BCAST_ERR_OTHER,
+        ]
+    };
+
+    /// The status of a code a function returned, if it is one.
+    fn of_code(code: c_int) -> Option<bcast_status> {
+        Self::ALL.into_iter().find(|&s| s as c_int == code)
+    }
+
+    /// What the status means, in a few words (the exhaustive match makes a new status
+    /// without a text a compile error).
+    fn text(self) -> &'static CStr {
+        use bcast_status::*;
+        match self {
+            BCAST_OK => c"success",
+            BCAST_ERR_NULL => c"a required pointer is NULL",
+            BCAST_ERR_SHAPE => c"the shapes break the broadcast rule",
+            BCAST_ERR_OVERFLOW => c"an element count or a byte size overflows",
+            BCAST_ERR_ELEM_SIZE => c"elem_size is not 1, 2, 4 or 8",
+            BCAST_ERR_ALLOC => c"memory could not be allocated",
+            BCAST_ERR_PANIC => c"internal error in bcast (a bug, please report it)",
+            BCAST_ERR_INVALID => c"an argument is invalid",
+            BCAST_ERR_RANK => c"a rank is above BCAST_MAX_RANK",
+            BCAST_ERR_CAPACITY => c"a buffer sized by the caller is too small",
+            BCAST_ERR_DTYPE => c"the operation is not defined for this element type",
+            BCAST_ERR_ALIGN => c"a buffer is not aligned to its element size",
+            BCAST_ERR_THREADS => c"threads is above BCAST_MAX_THREADS or its pool cannot start",
+            BCAST_ERR_DIV_ZERO => c"integer division by zero",
+            BCAST_ERR_OTHER => c"an error this version of the C binding does not name",
+        }
+    }
+}
+
+/// The text of a code that is no `bcast_status`.
+const UNKNOWN_STATUS: &CStr = c"unknown bcast status";
+
+/// What a status code means, in a few words of English (`"success"` for `BCAST_OK`, `"the
+/// shapes break the broadcast rule"` for `BCAST_ERR_SHAPE`, ...); `"unknown bcast status"`
+/// for a code that is no `bcast_status`. Never NULL. `bcast_last_error_message()` says what
+/// went wrong in the last call; this names the kind of failure, for any code, at any time.
+///
+/// Ownership: a static string; do not free it. It does not change the last error message.
+///
+/// Thread-safety: any number of threads at once.
+#[no_mangle]
+pub extern "C" fn bcast_status_string(status: c_int) -> *const c_char {
+    bcast_status::of_code(status)
+        .map_or(UNKNOWN_STATUS, bcast_status::text)
+        .as_ptr()
 }
 
 /// An error on its way to the caller: the status and the message.
@@ -165,8 +239,8 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), Error>) -> c_int {
 /// for a broken rule, with the mode, the axis and both shapes.
 ///
 /// Ownership: the string belongs to bcast; do not free it. It stays valid until the next
-/// bcast call on the same thread (any function but this one) or until the thread exits:
-/// copy it to keep it.
+/// bcast call on the same thread (any function but this one, `bcast_status_string` and
+/// `bcast_version`) or until the thread exits: copy it to keep it.
 ///
 /// Thread-safety: each thread has its own message; a call on another thread never changes
 /// it.

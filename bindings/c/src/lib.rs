@@ -7,7 +7,9 @@
 //! - [`eltwise`]: `bcast_binary`, `bcast_select`, `bcast_eltwise_shape` (element-wise ops
 //!   under auto-broadcast, operands read in place);
 //! - [`reduce`]: `bcast_reduce_to_input` / `bcast_plan_reduce`, the gradient;
-//! - [`error`]: status codes and `bcast_last_error_message`;
+//! - [`error`]: status codes, `bcast_status_string` and `bcast_last_error_message`;
+//! - [`version`]: `bcast_version` (and the header's `BCAST_VERSION_*` macros);
+//! - [`threads`]: the cached thread pools and `bcast_release_pools`;
 //! - [`types`]: the enums, the limits, the checked reading of the caller's arguments.
 //!
 //! Every function runs its body under `catch_unwind`: no panic crosses into C, a bad
@@ -23,6 +25,8 @@ pub mod types;
 
 pub mod error;
 
+pub mod version;
+
 pub mod plan;
 
 pub mod oneshot;
@@ -31,16 +35,18 @@ pub mod reduce;
 
 pub mod eltwise;
 
-mod threads;
+pub mod threads;
 
 pub use eltwise::{
     bcast_auto_broadcast, bcast_binary, bcast_binary_op, bcast_eltwise_shape, bcast_select,
 };
-pub use error::{bcast_last_error_message, bcast_status};
+pub use error::{bcast_last_error_message, bcast_status, bcast_status_string};
 pub use oneshot::{bcast_broadcast, bcast_output_shape};
 pub use plan::{
     bcast_plan, bcast_plan_create, bcast_plan_free, bcast_plan_output_len, bcast_plan_output_shape,
     bcast_plan_run,
 };
 pub use reduce::{bcast_plan_reduce, bcast_reduce_to_input};
+pub use threads::bcast_release_pools;
 pub use types::{bcast_dtype, bcast_mode, BCAST_MAX_RANK, BCAST_MAX_THREADS};
+pub use version::bcast_version;

@@ -13,8 +13,10 @@ use crate::types::{misaligned, null, plan_args, ModeCode, BCAST_MAX_RANK};
 /// The output shape of `data_shape` broadcast to `target_shape` under `mode` (arguments as
 /// `bcast_plan_create`'s), written to `shape[0..rank]`, its rank to `*rank_out`.
 ///
+/// Statuses: those of `bcast_plan_create` (but `plan_out`) and of `bcast_plan_output_shape`
+/// (but `plan`): `BCAST_ERR_SHAPE` if the shapes break the mode's rule;
 /// `BCAST_ERR_CAPACITY` if `capacity` is smaller than the rank (then `*rank_out` holds the
-/// rank needed); `BCAST_ERR_SHAPE` if the shapes break the mode's rule.
+/// rank needed).
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -61,6 +63,10 @@ pub unsafe extern "C" fn bcast_output_shape(
 /// and zero strides allowed), `src` pointing at element (0, ..., 0): a runtime's
 /// non-contiguous tensor, read in logical order. `elem_size` and `threads` as for
 /// `bcast_plan_run`; both buffers aligned to `elem_size`, not overlapping.
+///
+/// Statuses: those of `bcast_plan_create` (but `plan_out`) and of `bcast_plan_run` (but
+/// `plan`); `BCAST_ERR_OVERFLOW` also for `src_strides` that reach beyond `PTRDIFF_MAX`
+/// bytes; `BCAST_ERR_ALLOC` when the row-major copy of a strided `src` cannot be allocated.
 ///
 /// Ownership: all memory is the caller's; nothing is kept after the call.
 ///

@@ -26,7 +26,14 @@ pub struct bcast_plan {
 /// when its rank is 0.
 ///
 /// Returns `BCAST_OK` and stores a new plan in `*plan_out`, or a status and stores NULL
-/// there (`BCAST_ERR_SHAPE` when the shapes break the mode's rule; the message names it).
+/// there (when `plan_out` is not NULL).
+///
+/// Statuses: `BCAST_ERR_SHAPE` when the shapes break the mode's rule (the message names it);
+/// `BCAST_ERR_INVALID` for an unknown `mode`, `mode_args` the mode does not take, or a
+/// negative axis; `BCAST_ERR_RANK` for a rank or `n_mode_args` above `BCAST_MAX_RANK`;
+/// `BCAST_ERR_OVERFLOW` for a shape whose element count overflows; `BCAST_ERR_NULL` for a
+/// NULL `plan_out`, or a NULL array with a non-zero length; `BCAST_ERR_ALIGN` for an array
+/// not aligned to its element size.
 ///
 /// Ownership: the plan belongs to the caller, who frees it with `bcast_plan_free`. The shape
 /// and argument arrays are only read during the call.
@@ -77,9 +84,11 @@ pub unsafe extern "C" fn bcast_plan_create(
 
 /// Writes the plan's output shape to `shape[0..rank]` and its rank to `*rank_out`.
 ///
-/// `BCAST_ERR_CAPACITY` if `capacity` (the number of `size_t` that `shape` holds) is smaller
-/// than the rank: nothing is written to `shape`, but `*rank_out` holds the rank needed.
-/// (`capacity` = `BCAST_MAX_RANK` is always enough.) `shape` may be NULL when `capacity` is 0.
+/// Statuses: `BCAST_ERR_CAPACITY` if `capacity` (the number of `size_t` that `shape` holds)
+/// is smaller than the rank: nothing is written to `shape`, but `*rank_out` holds the rank
+/// needed (`capacity` = `BCAST_MAX_RANK` is always enough; `shape` may be NULL when
+/// `capacity` is 0); `BCAST_ERR_NULL` for a NULL `plan` or `rank_out`, or a NULL `shape`
+/// that has a rank to hold; `BCAST_ERR_ALIGN` for a `shape` not aligned to `size_t`.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -104,6 +113,8 @@ pub unsafe extern "C" fn bcast_plan_output_shape(
 
 /// Stores the number of elements of the plan's output (the product of its output shape) in
 /// `*len_out`: the size, in elements, of the `dst` buffer `bcast_plan_run` writes.
+///
+/// Statuses: `BCAST_ERR_NULL` for a NULL `plan` or `len_out`.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -132,8 +143,15 @@ pub unsafe extern "C" fn bcast_plan_output_len(
 /// `elem_size` (1, 2, 4 or 8 bytes) serves every type of that size; both buffers must be
 /// aligned to it. `threads`: 0 = automatic (rayon's global pool, only for outputs large
 /// enough to gain), 1 = the calling thread only, N > 1 = a pool of N threads (made on first
-/// use, then kept). A buffer may be NULL when it has no elements. `src` and `dst` must not
-/// overlap (`BCAST_ERR_INVALID`).
+/// use, then kept until `bcast_release_pools`). A buffer may be NULL when it has no
+/// elements.
+///
+/// Statuses: `BCAST_ERR_ELEM_SIZE` for an `elem_size` other than 1, 2, 4 or 8;
+/// `BCAST_ERR_THREADS` for `threads` above `BCAST_MAX_THREADS` or a pool that cannot be
+/// started; `BCAST_ERR_NULL` for a NULL `plan`, or a NULL buffer that has elements;
+/// `BCAST_ERR_ALIGN` for a buffer not aligned to `elem_size`; `BCAST_ERR_INVALID` for `src`
+/// and `dst` overlapping; `BCAST_ERR_OVERFLOW` for a buffer whose size in bytes exceeds
+/// `PTRDIFF_MAX`.
 ///
 /// Ownership: all memory is the caller's; nothing is kept after the call.
 ///

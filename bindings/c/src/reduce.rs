@@ -20,6 +20,11 @@ use crate::types::{dst_buffer, dtype_of, plan_args, src_buffer, DTypeCode, ModeC
 /// once), F32/F64 (summed in double); `BCAST_DTYPE_BOOL` is `BCAST_ERR_DTYPE`. Float sums
 /// are pairwise; the result does not depend on `threads` (as for `bcast_plan_run`).
 ///
+/// Statuses: those of `bcast_plan_create` (but `plan_out`) and of `bcast_plan_run` (but
+/// `plan` and `elem_size`: the buffers are checked against `dtype`); `BCAST_ERR_INVALID`
+/// also for an unknown `dtype`; `BCAST_ERR_DTYPE` for `BCAST_DTYPE_BOOL`; `BCAST_ERR_ALLOC`
+/// when the sums' memory cannot be allocated.
+///
 /// Ownership: all memory is the caller's; nothing is kept after the call.
 ///
 /// Thread-safety: any number of threads at once, each into its own `out`.
@@ -66,6 +71,9 @@ pub unsafe extern "C" fn bcast_reduce_to_input(
 
 /// `bcast_reduce_to_input` with a plan: `grad` (row-major, the plan's output shape) summed
 /// back to `out` (row-major, the plan's data shape). `dtype` and `threads` as there.
+///
+/// Statuses: those of `bcast_reduce_to_input` that are not about shapes or the mode;
+/// `BCAST_ERR_NULL` also for a NULL `plan`.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads may use the
 /// same plan at once, each into its own `out`.

@@ -19,22 +19,30 @@ fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `libbcast_c.a` as cargo built it for this test run.
-fn staticlib() -> PathBuf {
+/// `file` (`libbcast_c.a`, `libbcast_c.so`) as cargo built it for this test run.
+fn built_library(file: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test knows its own path");
     let deps = exe.parent().expect("the test executable is in a folder");
-    let candidates = [deps.join("libbcast_c.a"), deps.join("../libbcast_c.a")];
+    let candidates = [deps.join(file), deps.join("..").join(file)];
     candidates
         .iter()
         .find(|p| p.is_file())
         .cloned()
         .unwrap_or_else(|| {
             panic!(
-                "libbcast_c.a not found next to {} (looked at {candidates:?}); \
-                 the library's crate-type must include \"staticlib\"",
+                "{file} not found next to {} (looked at {candidates:?}); \
+                 the library's crate-type must include \"staticlib\" and \"cdylib\"",
                 exe.display()
             )
         })
+}
+
+/// How a test program is linked with the library.
+enum Link {
+    /// `libbcast_c.a` and the system libraries the Rust standard library uses.
+    Static,
+    /// `-lbcast_c` from this folder, found at run time through an rpath to it.
+    Shared(PathBuf),
 }
 
 /// Where this test's programs are built.
@@ -49,6 +57,18 @@ fn out_dir(name: &str) -> PathBuf {
 /// Compiles `sources` (C, or C++ when `cpp`) and links them with the static library into
 /// an executable; returns its path.
 fn build(name: &str, sources: &[PathBuf], cpp: bool, extra: &[&str]) -> PathBuf {
+    build_linked(name, sources, cpp, extra, &Link::Static)
+}
+
+/// [`build`] with the library linked as `link` says. Every program is told the package
+/// version (`BCAST_TEST_CARGO_VERSION`), which `strings.c` compares with the library's.
+fn build_linked(
+    name: &str,
+    sources: &[PathBuf],
+    cpp: bool,
+    extra: &[&str],
+    link: &Link,
+) -> PathBuf {
     let target = env!("BCAST_C_TARGET");
     let compiler = cc::Build::new()
         .cpp(cpp)
@@ -68,14 +88,27 @@ fn build(name: &str, sources: &[PathBuf], cpp: bool, extra: &[&str]) -> PathBuf 
         .arg(crate_dir().join("include"))
         .arg("-I")
         .arg(crate_dir().join("tests/c"));
+    cmd.arg(format!(
+        "-DBCAST_TEST_CARGO_VERSION=\"{}\"",
+        env!("CARGO_PKG_VERSION")
+    ));
     for flag in extra {
         cmd.arg(flag);
     }
-    cmd.args(sources)
-        .arg(staticlib())
-        .args(["-lpthread", "-ldl", "-lm"])
-        .arg("-o")
-        .arg(&exe);
+    cmd.args(sources);
+    match link {
+        Link::Static => {
+            cmd.arg(built_library("libbcast_c.a"))
+                .args(["-lpthread", "-ldl", "-lm"]);
+        }
+        Link::Shared(dir) => {
+            cmd.arg("-L")
+                .arg(dir)
+                .arg("-lbcast_c")
+                .arg(format!("-Wl,-rpath,{}", dir.display()));
+        }
+    }
+    cmd.arg("-o").arg(&exe);
     let out = cmd.output().expect("the C compiler starts");
     assert!(
         out.status.success(),
@@ -88,7 +121,7 @@ fn build(name: &str, sources: &[PathBuf], cpp: bool, extra: &[&str]) -> PathBuf 
     exe
 }
 
-/// Runs `exe`; it must exit 0. Returns its standard output.
+/// Runs `exe`; it must exit 0, and is then deleted. Returns its standard output.
 fn run(exe: &Path, env: &[(&str, &str)]) -> String {
     let out = Command::new(exe)
         .envs(env.iter().copied())
@@ -103,6 +136,9 @@ fn run(exe: &Path, env: &[(&str, &str)]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     print!("{stdout}");
+    // Each program holds a whole static Rust library with debug info (well over 100 MB):
+    // kept only when it failed, for the post-mortem.
+    let _ = std::fs::remove_file(exe);
     stdout
 }
 
@@ -111,7 +147,9 @@ fn c_test(file: &str) -> PathBuf {
 }
 
 /// The C test programs, each `tests/c/<name>.c`.
-const PROGRAMS: [&str; 6] = ["modes", "errors", "reduce", "strides", "threads", "eltwise"];
+const PROGRAMS: [&str; 7] = [
+    "modes", "errors", "reduce", "strides", "threads", "eltwise", "strings",
+];
 
 /// Builds and runs one C test program.
 fn c_program(name: &str) {
@@ -148,6 +186,86 @@ fn eltwise_ops_match_the_reference() {
 #[test]
 fn many_host_threads_at_once() {
     c_program("threads");
+}
+
+#[test]
+fn version_and_status_strings() {
+    c_program("strings");
+}
+
+/// The SONAME the versioning rule gives for this package version (bindings/c/README.md):
+/// `libbcast_c.so.MAJOR` from 1.0 on, `.so.0.MINOR` below it, `.so.0.0.PATCH` below 0.1.
+fn expected_soname() -> String {
+    let major: u64 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
+    let minor: u64 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
+    let patch: u64 = env!("CARGO_PKG_VERSION_PATCH").parse().unwrap();
+    let compatible = if major > 0 {
+        format!("{major}")
+    } else if minor > 0 {
+        format!("0.{minor}")
+    } else {
+        format!("0.0.{patch}")
+    };
+    format!("libbcast_c.so.{compatible}")
+}
+
+/// The entries of `readelf -d` on `file` of this type (`SONAME`, `NEEDED`): the names
+/// in brackets.
+fn dynamic_entries(file: &Path, kind: &str) -> Vec<String> {
+    let out = Command::new("readelf")
+        .arg("-d")
+        .arg(file)
+        .output()
+        .expect("readelf (binutils, installed with the C compiler) starts");
+    assert!(out.status.success(), "readelf -d {}", file.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|line| line.contains(&format!("({kind})")))
+        .filter_map(|line| {
+            let start = line.find('[')? + 1;
+            let end = line.rfind(']')?;
+            Some(line[start..end].to_string())
+        })
+        .collect()
+}
+
+/// The shared library carries the versioned SONAME, a program linked with `-lbcast_c`
+/// records that name, and runs against the library found under it (the way an installed
+/// library is found: `libbcast_c.so.X` beside the development link `libbcast_c.so`).
+#[cfg(target_os = "linux")]
+#[test]
+fn shared_library_has_the_versioned_soname() {
+    let so = built_library("libbcast_c.so");
+    let soname = expected_soname();
+    assert_eq!(
+        dynamic_entries(&so, "SONAME"),
+        std::slice::from_ref(&soname),
+        "{}",
+        so.display()
+    );
+    let dir = out_dir("shared-lib");
+    for link in [soname.as_str(), "libbcast_c.so"] {
+        let path = dir.join(link);
+        let _ = std::fs::remove_file(&path);
+        std::os::unix::fs::symlink(&so, &path).expect("the target's tmp folder is writable");
+    }
+    let exe = build_linked(
+        "strings-shared",
+        &[c_test("strings.c")],
+        false,
+        &[],
+        &Link::Shared(dir),
+    );
+    assert!(
+        dynamic_entries(&exe, "NEEDED").contains(&soname),
+        "{} does not need {soname}",
+        exe.display()
+    );
+    let stdout = run(&exe, &[]);
+    assert!(
+        stdout.contains(", 0 failed"),
+        "strings (shared) reported failures"
+    );
 }
 
 /// The C++ example of the README (`examples/c/broadcast_op.cpp`) builds against the header

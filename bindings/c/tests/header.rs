@@ -1,4 +1,5 @@
-//! `include/bcast.h` is what cbindgen generates from this crate, byte for byte.
+//! `include/bcast.h` is what cbindgen generates from this crate, byte for byte, with the
+//! version macros of the package version after its `#include`s.
 //!
 //! `BCAST_BLESS_HEADER=1 cargo test -p bcast-c --test header` rewrites it.
 
@@ -7,8 +8,11 @@ use std::path::Path;
 #[test]
 fn committed_header_is_what_cbindgen_generates() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+    let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
         .expect("bindings/c/cbindgen.toml parses");
+    // Not in cbindgen.toml: written from the version Cargo builds with, so that a version
+    // bump makes the committed header stale.
+    config.after_includes = Some(bcast_c::version::header_macros());
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_config(config)
@@ -27,4 +31,37 @@ fn committed_header_is_what_cbindgen_generates() {
         "bindings/c/include/bcast.h is stale: regenerate it with \
          `BCAST_BLESS_HEADER=1 cargo test -p bcast-c --test header` and commit it"
     );
+}
+
+/// Every status the header declares has a text of its own (a status added to the enum but
+/// not to `bcast_status_string`'s table would read as "unknown bcast status").
+#[test]
+fn every_status_in_the_header_has_its_own_text() {
+    let header =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/bcast.h"))
+            .expect("include/bcast.h");
+    let start = header
+        .find("typedef enum bcast_status {")
+        .expect("the header declares bcast_status");
+    let end = start
+        + header[start..]
+            .find("} bcast_status;")
+            .expect("the enum ends");
+    let mut texts = std::collections::HashMap::new();
+    for line in header[start..end].lines() {
+        let Some((name, value)) = line.trim().trim_end_matches(',').split_once(" = ") else {
+            continue;
+        };
+        let code: std::ffi::c_int = value.parse().expect("a status value is an integer");
+        // SAFETY: never NULL, a static NUL-terminated string.
+        let text = unsafe { std::ffi::CStr::from_ptr(bcast_c::bcast_status_string(code)) }
+            .to_str()
+            .expect("UTF-8")
+            .to_owned();
+        assert_ne!(text, "unknown bcast status", "{name} = {code} has no text");
+        if let Some(other) = texts.insert(text.clone(), name.to_owned()) {
+            panic!("{name} and {other} share the text '{text}'");
+        }
+    }
+    assert!(texts.len() >= 15, "the header's statuses: {texts:?}");
 }

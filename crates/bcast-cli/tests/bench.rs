@@ -1,5 +1,6 @@
-//! `bcast bench` as a user runs it: one JSON object per case with the documented keys, and
-//! one `error:` line with exit code 2 for bad arguments.
+//! `bcast bench` as a user runs it: with `--json`, a first object naming the machine (CPU and
+//! store strategy), then one object per case with the documented keys; one `error:` line with
+//! exit code 2 for bad arguments.
 mod common;
 
 fn bcast(args: &[&str]) -> std::process::Output {
@@ -21,8 +22,14 @@ fn json_has_one_object_per_case_with_every_key() {
     assert!(out.status.success(), "{:?}", out);
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1, "{text}");
-    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(lines.len(), 2, "{text}");
+    let machine: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    let machine = machine["machine"].as_str().unwrap();
+    assert!(
+        machine.starts_with("cpu: ") && machine.contains("; strategy fill="),
+        "{machine}"
+    );
+    let v: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
     for key in [
         "case",
         "bytes",
@@ -32,7 +39,9 @@ fn json_has_one_object_per_case_with_every_key() {
         "memcpy_gbps",
         "alloc_gbps",
         "fresh_gbps",
+        "alloc_fill_gbps",
         "ratio_fill",
+        "ratio_alloc",
         "ns_per_call",
     ] {
         assert!(v.get(key).is_some(), "missing {key} in {text}");
@@ -55,7 +64,8 @@ fn reduce_cases_report_their_ratio_to_the_read_bound() {
     ]);
     assert!(out.status.success(), "{:?}", out);
     let text = String::from_utf8(out.stdout).unwrap();
-    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    let last = text.lines().last().unwrap();
+    let v: serde_json::Value = serde_json::from_str(last).unwrap();
     for key in [
         "case",
         "bytes",

@@ -1,8 +1,16 @@
 #define _POSIX_C_SOURCE 200809L
 /* Many host threads at once: 8 pthreads x 300 calls each, sharing one plan, making their
  * own, using every `threads` value (0, 1, 2, 4: the cached pools are shared by all), with
- * each thread's own error message checked to be its own. Results against the reference. */
+ * each thread's own error message checked to be its own. Results against the reference.
+ *
+ * The cached pools: bcast_release_pools() stops them (their threads, named bcast-<N>-<i>,
+ * are counted in /proc/self/task), a later call starts a new one, and releasing while the
+ * host threads run calls on the pools changes none of their results. */
+#include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
 
 #include "ref.h"
 
@@ -69,6 +77,87 @@ static void *work(void *arg) {
     return NULL;
 }
 
+/* The live threads of bcast's pools (-1 where /proc cannot tell). */
+static int pool_threads(void) {
+#ifdef __linux__
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], comm[32] = {0};
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* a thread that has just exited */
+        if (fgets(comm, sizeof comm, f) && strncmp(comm, "bcast-", 6) == 0) n++;
+        fclose(f);
+    }
+    closedir(dir);
+    return n;
+#else
+    return -1;
+#endif
+}
+
+/* The pool threads once `want` of them run: a new thread takes its name when it starts,
+ * which may be after the call that started its pool returned (gives up after 5 s). */
+static int pool_threads_settled(int want) {
+    const struct timespec ms = {0, 1000000};
+    int n = pool_threads();
+    for (int i = 0; i < 5000 && n != want; i++) {
+        nanosleep(&ms, NULL);
+        n = pool_threads();
+    }
+    return n;
+}
+
+/* One run of the shared plan on `threads`, checked against the reference. */
+static int run_shared_ok(size_t threads) {
+    uint32_t *out = calloc(g_n_out, sizeof *out);
+    int ok = out && bcast_plan_run(g_shared, g_src, out, 4, threads) == BCAST_OK &&
+             memcmp(out, g_want, g_n_out * sizeof *out) == 0;
+    free(out);
+    return ok;
+}
+
+/* Releases the pools every millisecond while the host threads run. */
+static atomic_int g_hosts_done;
+static void *release_loop(void *arg) {
+    long *releases = arg;
+    const struct timespec ms = {0, 1000000};
+    while (!atomic_load(&g_hosts_done)) {
+        if (bcast_release_pools() != BCAST_OK) return (void *)1;
+        (*releases)++;
+        nanosleep(&ms, NULL);
+    }
+    return NULL;
+}
+
+static void pools_are_released(void) {
+    int have_proc = pool_threads() >= 0;
+    CHECK(bcast_release_pools() == BCAST_OK, "release with no pools: %s",
+          bcast_last_error_message());
+    if (have_proc) CHECK(pool_threads() == 0, "no pool threads before any pool");
+    CHECK(run_shared_ok(2) && run_shared_ok(3), "runs on pools of 2 and 3");
+    if (have_proc)
+        CHECK(pool_threads_settled(5) == 5, "pools of 2 and 3: %d threads", pool_threads());
+    CHECK(run_shared_ok(2), "the pool of 2 again");
+    if (have_proc) CHECK(pool_threads() == 5, "the pool of 2 reused: %d threads", pool_threads());
+    CHECK(bcast_release_pools() == BCAST_OK, "release: %s", bcast_last_error_message());
+    if (have_proc)
+        CHECK(pool_threads() == 0, "the threads have exited when release returns: %d left",
+              pool_threads());
+    CHECK(run_shared_ok(2), "a new pool of 2 after the release");
+    if (have_proc)
+        CHECK(pool_threads_settled(2) == 2, "a new pool of 2: %d threads", pool_threads());
+    /* A success clears the thread's last error message, as every call does. */
+    CHECK(bcast_release_pools() == BCAST_OK && bcast_last_error_message()[0] == '\0',
+          "release again");
+    if (have_proc) CHECK(pool_threads() == 0, "released again: %d", pool_threads());
+    printf("threads: pools released%s\n", have_proc ? " (threads counted)" : "");
+}
+
 int main(void) {
     for (int i = 0; i < 64; i++) g_src[i] = 0x3F800000u + (uint32_t)i * 77u;
     CHECK(ref_plan_make(&g_case, &g_ref) == BCAST_OK, "reference plan");
@@ -78,19 +167,29 @@ int main(void) {
     CHECK(bcast_plan_create(g_case.mode, g_case.data, g_case.data_rank, g_case.target,
                             g_case.target_rank, g_case.args, g_case.n_args, &g_shared) == BCAST_OK,
           "shared plan");
-    pthread_t tid[HOST_THREADS];
+    pools_are_released();
+    pthread_t tid[HOST_THREADS], releaser;
     worker w[HOST_THREADS];
     for (int i = 0; i < HOST_THREADS; i++) {
         w[i] = (worker){i, 0, 0};
         CHECK(pthread_create(&tid[i], NULL, work, &w[i]) == 0, "pthread_create");
     }
+    long releases = 0;
+    void *release_failed = NULL;
+    CHECK(pthread_create(&releaser, NULL, release_loop, &releases) == 0, "pthread_create");
     long calls = 0;
     for (int i = 0; i < HOST_THREADS; i++) {
         pthread_join(tid[i], NULL);
         CHECK(w[i].failures == 0, "thread %d: %ld failures", i, w[i].failures);
         calls += w[i].calls;
     }
-    printf("threads: %d host threads, %ld calls\n", HOST_THREADS, calls);
+    atomic_store(&g_hosts_done, 1);
+    pthread_join(releaser, &release_failed);
+    CHECK(release_failed == NULL, "bcast_release_pools failed while the hosts ran");
+    CHECK(bcast_release_pools() == BCAST_OK, "final release");
+    CHECK(pool_threads() <= 0, "no pool thread left: %d", pool_threads());
+    printf("threads: %d host threads, %ld calls, %ld pool releases meanwhile\n", HOST_THREADS,
+           calls, releases);
     bcast_plan_free(g_shared);
     free(g_want);
     return finish("threads");

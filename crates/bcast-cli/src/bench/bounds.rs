@@ -71,31 +71,26 @@ pub(super) fn fresh_pages<T: Send>(
     par: Parallelism<'_>,
     value: impl Fn() -> T + Sync,
 ) -> Result<Vec<T>, BroadcastError> {
-    let mut out: Vec<T> = Vec::new();
-    out.try_reserve_exact(plan.len())
-        .map_err(|_| BroadcastError::Allocation {
-            bytes: plan.len().saturating_mul(std::mem::size_of::<T>()),
-            shape: bcast::Dims(plan.output_shape().to_vec()),
-        })?;
-    let spare = &mut out.spare_capacity_mut()[..plan.len()];
-    bcast::exec::advise_huge_pages(spare);
-    let elem_bytes = std::mem::size_of::<T>().max(1);
-    let step = (4096 / elem_bytes).max(1);
-    for_each_chunk(spare, elem_bytes, par, |_, chunk| {
-        for slot in chunk.iter_mut().step_by(step) {
-            slot.write(value());
-        }
-    })?;
-    Ok(out)
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    fresh_written(plan, par, step, value)
 }
 
-/// An output-sized allocation advised like [`fresh_pages`], then every element written with
-/// `value()` by the same threads: the bound of an allocating run that includes its write
-/// (page faults and zeroing, then the stores). `value` makes an element that owns no heap
-/// memory, as for [`fresh_pages`].
+/// As [`fresh_pages`], with every element written by the same threads: the bound of an
+/// allocating run that includes its write (page faults and zeroing, then the stores).
 pub(super) fn fresh_filled<T: Send>(
     plan: &StridePlan,
     par: Parallelism<'_>,
+    value: impl Fn() -> T + Sync,
+) -> Result<Vec<T>, BroadcastError> {
+    fresh_written(plan, par, 1, value)
+}
+
+/// An output-sized allocation with the huge-page advice, every `step`-th element written
+/// with `value()` through the executor's chunking and threads.
+fn fresh_written<T: Send>(
+    plan: &StridePlan,
+    par: Parallelism<'_>,
+    step: usize,
     value: impl Fn() -> T + Sync,
 ) -> Result<Vec<T>, BroadcastError> {
     let mut out: Vec<T> = Vec::new();
@@ -108,7 +103,7 @@ pub(super) fn fresh_filled<T: Send>(
     bcast::exec::advise_huge_pages(spare);
     let elem_bytes = std::mem::size_of::<T>().max(1);
     for_each_chunk(spare, elem_bytes, par, |_, chunk| {
-        for slot in chunk.iter_mut() {
+        for slot in chunk.iter_mut().step_by(step) {
             slot.write(value());
         }
     })?;

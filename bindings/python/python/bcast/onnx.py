@@ -64,10 +64,13 @@ def _attrs(node: NodeProto) -> Dict[str, Any]:
 
 
 def _numpy_rule(op: str, fn: Callable[..., Any], *xs: np.ndarray, **kw: Any) -> np.ndarray:
-    """A bcast element-wise function under the numpy rule; a dtype bcast does not take (all
+    """A bcast element-wise function under the numpy rule (the ONNX-named functions have no
+    other rule, so no auto_broadcast is passed to them); a dtype bcast does not take (all
     inputs alike, so the model is valid) is refused rather than raised as a TypeError."""
+    if not fn.__name__.startswith("onnx_"):
+        kw["auto_broadcast"] = "numpy"
     try:
-        return np.asarray(fn(*xs, auto_broadcast="numpy", **kw))
+        return np.asarray(fn(*xs, **kw))
     except TypeError as e:
         if len({x.dtype for x in xs}) == 1:
             raise Unsupported(op, f"{TYPE_GAP}: bcast.{fn.__name__} does not take {xs[0].dtype} ({e})") from None

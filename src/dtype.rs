@@ -15,6 +15,12 @@ use std::str::FromStr;
 /// The table. Each row: `(Variant, RustType, lane, "openvino-name", Kind)`.
 ///
 /// Calls `$then!` with the rows, so that each generator below sees the same list.
+///
+/// Exported (`bcast::dtype_table!(my_generator!(args))` expands to `my_generator! { args ;
+/// rows }`) so that the C and Python bindings generate their per-type code from these rows
+/// too. The rows name `half::f16` and `half::bf16`: a caller has `half` in scope (`use
+/// bcast::half;`).
+#[macro_export]
 macro_rules! dtype_table {
     ($($then:ident)::+ ! $(($($args:tt)*))?) => {
         $($then)::+! { $($($args)*)? ;
@@ -35,7 +41,7 @@ macro_rules! dtype_table {
         }
     };
 }
-pub(crate) use dtype_table;
+pub(crate) use crate::dtype_table;
 
 /// What kind of values an element type holds (which ops it takes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

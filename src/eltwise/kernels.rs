@@ -133,6 +133,14 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         let [x, il, ih, ol, oh] = self.operands else {
             return Err(self.arity());
         };
+        // The output is X's shape (OpenVINO's FakeQuantize spec): under numpy the limits
+        // stretch onto X, never X onto a limit; the one-directional rule names the axis.
+        // (pdpd keeps X's shape by its definition, none asks for equal shapes.)
+        if let AutoBroadcast::Numpy = self.spec {
+            for limit in [il, ih, ol, oh] {
+                crate::planners::plan(limit.shape(), x.shape(), &Mode::Numpy)?;
+            }
+        }
         let views = [x.view(), il.view(), ih.view(), ol.view(), oh.view()];
         run_quantize(views, self.spec, kernel, sink, self.par)
     }
@@ -294,9 +302,6 @@ macro_rules! run {
 }
 
 macro_rules! fold_start {
-    (Zero, $step:ident) => {
-        move |x: T| $step(T::default(), x)
-    };
     (First, $step:ident) => {
         |x: T| x
     };
@@ -318,8 +323,9 @@ macro_rules! define_kernels {
      $(
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
-        [$code:literal $(, $alt:literal => { $($af:ident : $av:expr),+ })?]
+        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
         [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident]
+        $(only [$($only:ident),+])?
         { $($key:ident : $body:expr),* $(,)? }
      )*) => {
         #[allow(unused_variables, clippy::redundant_closure)]
@@ -352,7 +358,7 @@ macro_rules! define_kernels {
     };
 }
 
-op_table!(define_kernels!(int, int_same, int_bool, [T: Int + Mean,], T, []));
+op_table!(define_kernels!(int, int_same, int_bool, [T: Int,], T, []));
 op_table!(define_kernels!(float, float_same, float_bool, [T: Real + Mean,], T, []));
 op_table!(define_kernels!(half, half_same, half_bool, [T: Half + Mean + Default,], T, []));
 op_table!(define_kernels!(bool, bool_same, bool_bool, [], bool, [type T = bool;]));

@@ -122,15 +122,16 @@ fn shift_count<T: Int>(b: T) -> u32 {
     (b.to_i128() & mask) as u32
 }
 
-/// ONNX BitShift: a count of the width or more (or negative) shifts every bit out: 0 (as
-/// onnx.reference defines it; ONNX Runtime agrees since it stopped relying on the CPU).
+/// ONNX BitShift (opset 28): a right shift of a signed value is arithmetic, a left shift
+/// drops the bits moved past the sign bit; a count of the width or more, or a negative one,
+/// leaves only the sign fill: -1 for a right shift of a negative value, else 0.
 #[inline(always)]
 pub(crate) fn onnx_shift<T: Int>(x: T, b: T, left: bool) -> T {
     let s = b.to_i128();
-    if s < 0 || s >= i128::from(T::BITS) {
-        return T::default();
-    }
     let v = x.to_i128();
+    if s < 0 || s >= i128::from(T::BITS) {
+        return T::wrap_i128(if !left && v < 0 { -1 } else { 0 });
+    }
     if left {
         T::wrap_i128(v << s)
     } else {
@@ -151,9 +152,8 @@ pub(crate) trait AsExponent {
     fn exponent(&self) -> Option<ExponentValue>;
 }
 
-/// The mean of a sum of `n` operands, as onnx.reference's `Mean` divides: integers through
-/// f64 and truncated back (numpy's true division, then `astype`), floats in their type,
-/// 16-bit floats in f32 and rounded once.
+/// The mean of a sum of `n` operands, as onnx.reference's `Mean` divides: floats in their
+/// type, 16-bit floats in f32 and rounded once. (ONNX's Mean lists float types only.)
 pub(crate) trait Mean {
     fn mean(self, n: usize) -> Self;
 }
@@ -328,13 +328,6 @@ macro_rules! int_impl {
             #[inline(always)]
             fn from_f64(v: f64) -> Self {
                 v as $t
-            }
-        }
-
-        impl Mean for $t {
-            #[inline(always)]
-            fn mean(self, n: usize) -> Self {
-                Int::from_f64(Int::to_f64(self) / n as f64)
             }
         }
 

@@ -8,15 +8,16 @@
 //! ```text
 //! [Variant { attribute: Type = default, .. }]   the enum variant (attributes optional)
 //! ["snake", "OpenVinoType", "OnnxType"]         names ("" where the runtime has no such op)
-//! [code, alt => { attribute: value }]           C code; an attribute value with its own code
+//! [code, alt "name" => { attribute: value }]    C code; an attribute value with its own code
 //! [Shape Broadcasting Output]                   see below
+//! only [DType, ..]                              optional: the types the op's definition lists
 //! { kind: body, .. }                            one body per kind of element type
 //! ```
 //!
 //! - Shape: `Binary` (2 operands of one type), `Mixed` (2 operands, the second of any numeric
-//!   type), `Fold(start, finish)` (1 or more operands, a left fold: `start` Zero folds from 0 as
-//!   onnx.reference's `sum` does, First from operand 0; `finish` Keep, or Mean dividing by the
-//!   count), `Quantize` (5 operands), `Select` (bool condition, then, else of any type).
+//!   type), `Fold(start, finish)` (1 or more operands, a left fold: `start` First folds from
+//!   operand 0, so a sum of -0.0s stays -0.0 as IEEE addition keeps it, where onnx.reference's
+//!   Python `sum()` starts from the integer 0; `finish` Keep, or Mean dividing by the count), `Quantize` (5 operands), `Select` (bool condition, then, else of any type).
 //! - Broadcasting: `Auto` (OpenVINO's `auto_broadcast`: none, numpy, pdpd), `Numpy` (the numpy
 //!   rule over every operand; `none` asks for equal shapes), `Channel` (OpenVINO PRelu: a 1-D
 //!   slope of x's channel count goes on axis 1, else numpy, the slope onto x), `Onto` (ONNX
@@ -46,7 +47,7 @@ macro_rules! op_table {
             [Multiply] ["multiply", "Multiply", "Mul"] [2] [Binary Auto Same]
                 { int: |x, y| x.wrapping_mul(y), float: |x, y| x * y, half: |x, y| x * y }
             [Divide { pythondiv: bool = true }] ["divide", "Divide", ""]
-                [3, 19 => { pythondiv: false }] [Binary Auto Same]
+                [3, 19 "divide_trunc" => { pythondiv: false }] [Binary Auto Same]
                 {
                     int_div: |x, y| if pythondiv { floor_div(x, y) } else { x.wrapping_div(y) },
                     float: |x, y| x / y,
@@ -94,10 +95,10 @@ macro_rules! op_table {
             [LogicalXor] ["logical_xor", "LogicalXor", "Xor"] [18] [Binary Auto Bool]
                 { bool: |x, y| x ^ y }
             [Select] ["select", "Select", "Where"] [20] [Select Auto Same] {}
-            [Sum] ["sum", "", "Sum"] [21] [Fold(Zero, Keep) Numpy Same]
-                { int: |a, x| a.wrapping_add(x), float: |a, x| a + x, half: |a, x| a + x }
+            [Sum] ["sum", "", "Sum"] [21] [Fold(First, Keep) Numpy Same]
+                { float: |a, x| a + x, half: |a, x| a + x }
             [Mean] ["mean", "", "Mean"] [22] [Fold(First, Mean) Numpy Same]
-                { int: |a, x| a.wrapping_add(x), float: |a, x| a + x, half: |a, x| a + x }
+                { float: |a, x| a + x, half: |a, x| a + x }
             [Max] ["max", "", "Max"] [23] [Fold(First, Keep) Numpy Same]
                 { int: max_of, float: numpy_max, half_native: numpy_max_half }
             [Min] ["min", "", "Min"] [24] [Fold(First, Keep) Numpy Same]
@@ -114,8 +115,8 @@ macro_rules! op_table {
                 [Binary Auto Same] { int: ov_shift_right }
             [BitShift { direction: ShiftDirection = ShiftDirection::Left }]
                 ["bit_shift", "", "BitShift"]
-                [30, 31 => { direction: ShiftDirection::Right }] [Binary Numpy Same]
-                { uint: |x, y| onnx_shift(x, y, direction == ShiftDirection::Left) }
+                [30, 31 "bit_shift_right" => { direction: ShiftDirection::Right }] [Binary Numpy Same]
+                { int: |x, y| onnx_shift(x, y, direction == ShiftDirection::Left) }
             [Prelu] ["prelu", "PRelu", ""] [32] [Binary Channel Same]
                 {
                     int: |x, s| if x < T::default() { x.wrapping_mul(s) } else { x },
@@ -123,10 +124,11 @@ macro_rules! op_table {
                     half: |x, s| if x < 0.0 { x * s } else { x },
                 }
             [OnnxPrelu] ["onnx_prelu", "", "PRelu"] [33] [Binary Onto Same]
+                only [I32, I64, U32, U64, F16, BF16, F32, F64]
                 {
-                    int: |x, s| if x > T::default() { x } else { x.wrapping_mul(s) },
-                    float: |x, s| if x > T::default() { x } else { x * s },
-                    half: |x, s| if x > 0.0 { x } else { x * s },
+                    int: |x, s| if x < T::default() { x.wrapping_mul(s) } else { x },
+                    float: |x, s| if x < T::default() { x * s } else { x },
+                    half: |x, s| if x < 0.0 { x * s } else { x },
                 }
             [FakeQuantize { levels: u64 = 256 }] ["fake_quantize", "FakeQuantize", ""] [34]
                 [Quantize Auto Same]
@@ -141,7 +143,7 @@ macro_rules! op_table {
                     },
                 }
             [OnnxMod { fmod: bool = false }] ["onnx_mod", "", "Mod"]
-                [35, 36 => { fmod: true }] [Binary Numpy Same]
+                [35, 36 "onnx_fmod" => { fmod: true }] [Binary Numpy Same]
                 {
                     int_div: |x, y| if fmod { x.wrapping_rem(y) } else { floor_rem(x, y) },
                     float: |x, y| if fmod { x % y } else { numpy_mod(x, y) },
@@ -150,6 +152,7 @@ macro_rules! op_table {
             [OnnxDiv] ["onnx_div", "", "Div"] [37] [Binary Numpy Same]
                 { int_div: |x, y| x.wrapping_div(y), float: |x, y| x / y, half: |x, y| x / y }
             [OnnxPow] ["onnx_pow", "", "Pow"] [38] [Mixed Numpy Same]
+                only [I32, I64, F16, BF16, F32, F64]
                 {
                     int: |x, y| int_pow(x, y.to_i128()),
                     float: |x, y| x.powf(y),
@@ -314,12 +317,23 @@ macro_rules! shape_of {
     };
 }
 
+/// A row's `only [..]` list, if it has one.
+macro_rules! listed_types {
+    () => {
+        None
+    };
+    ($($t:ident),+) => {
+        Some(&[$(DType::$t),+][..])
+    };
+}
+
 macro_rules! define_ops {
     (; $(
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
-        [$code:literal $(, $alt:literal => { $($af:ident : $av:expr),+ })?]
+        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
         [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident]
+        $(only [$($only:ident),+])?
         { $($key:ident : $body:expr),* $(,)? }
     )*) => {
         /// An element-wise op: OpenVINO's and ONNX's ops that broadcast, each with its
@@ -373,6 +387,19 @@ macro_rules! define_ops {
                 }
             }
 
+            /// The snake-case name of the op's C code: [`EltwiseOp::name`], or the name of an
+            /// attribute value with a code of its own (`divide_trunc`, `bit_shift_right`,
+            /// `onnx_fmod`). The C header's `BCAST_OP_*` names are these, upper case.
+            #[allow(clippy::bool_comparison, clippy::nonminimal_bool)]
+            pub fn c_name(&self) -> &'static str {
+                match self {
+                    $(
+                        $(EltwiseOp::$v { $($af,)+ .. } if true $(&& *$af == $av)+ => $alt_name,)?
+                        EltwiseOp::$v { .. } => $name,
+                    )*
+                }
+            }
+
             /// The op of a C code, with the attributes the code stands for (defaults for the
             /// rest).
             pub fn from_c_code(code: u32) -> Option<EltwiseOp> {
@@ -419,6 +446,14 @@ macro_rules! define_ops {
                         shape_of!($shape) == Shape::Select
                             $(|| matches!(kind, key_kinds!($key)))*
                     })*
+                }
+            }
+
+            /// The element types the op's definition lists, where it lists fewer than its
+            /// bodies take (ONNX's type constraints: PRelu's `T`, Pow's base).
+            pub(crate) fn type_constraint(&self) -> Option<&'static [DType]> {
+                match self {
+                    $(EltwiseOp::$v { .. } => listed_types!($($($only),+)?),)*
                 }
             }
 
@@ -475,7 +510,10 @@ impl EltwiseOp {
     /// bool or strings, comparisons on strings, logical ops on anything but bool, BitShift on
     /// signed integers, FakeQuantize on integers, ...).
     pub fn output_dtype(&self, dtype: DType) -> Result<DType, BroadcastError> {
-        if !self.accepts(KernelKind::of(dtype)) {
+        let listed = self
+            .type_constraint()
+            .is_none_or(|types| types.contains(&dtype));
+        if !listed || !self.accepts(KernelKind::of(dtype)) {
             return Err(BroadcastError::UnsupportedType {
                 op: self.name(),
                 dtype: dtype.name(),
@@ -580,7 +618,14 @@ mod tests {
             direction: ShiftDirection::Left,
         };
         assert!(bit_shift.output_dtype(DType::U8).is_ok());
-        assert!(bit_shift.output_dtype(DType::I8).is_err());
+        assert!(bit_shift.output_dtype(DType::I8).is_ok());
+        assert!(bit_shift.output_dtype(DType::F32).is_err());
+        // ONNX's type lists: Sum floats only, PRelu 32/64-bit integers, Pow's base.
+        assert!(EltwiseOp::Sum.output_dtype(DType::I32).is_err());
+        assert!(EltwiseOp::OnnxPrelu.output_dtype(DType::I8).is_err());
+        assert!(EltwiseOp::OnnxPrelu.output_dtype(DType::I32).is_ok());
+        assert!(EltwiseOp::OnnxPow.output_dtype(DType::U8).is_err());
+        assert!(EltwiseOp::Prelu.output_dtype(DType::I8).is_ok());
         assert!(EltwiseOp::FakeQuantize { levels: 256 }
             .output_dtype(DType::I32)
             .is_err());

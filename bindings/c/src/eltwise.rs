@@ -89,16 +89,15 @@ pub type BinaryOpCode = u32;
 pub type AutoBroadcastCode = u32;
 
 fn op_of(code: BinaryOpCode, func: &str) -> Result<BinaryOp, Error> {
-    Ok(match code {
-        19 => BinaryOp::Divide { pythondiv: false },
-        c if (c as usize) < BinaryOp::ALL.len() => BinaryOp::ALL[c as usize],
-        _ => {
-            return Err(Error::new(
-                bcast_status::BCAST_ERR_INVALID,
-                format!("{func}: unknown bcast_binary_op {code} (expected 0 to 19)"),
-            ))
-        }
-    })
+    // By the number written in the op table, never by position; `bcast_binary` takes the
+    // ops of two operands of one type.
+    match BinaryOp::from_c_code(code) {
+        Some(op) if op.arity() == bcast::Arity::Exactly(2) => Ok(op),
+        _ => Err(Error::new(
+            bcast_status::BCAST_ERR_INVALID,
+            format!("{func}: unknown bcast_binary_op {code} (expected 0 to 19)"),
+        )),
+    }
 }
 
 fn spec_of(code: AutoBroadcastCode, axis: i64, func: &str) -> Result<AutoBroadcast, Error> {

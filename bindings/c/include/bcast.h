@@ -46,6 +46,298 @@
 #define BCAST_VERSION_MINOR 1
 #define BCAST_VERSION_PATCH 0
 #define BCAST_VERSION_STRING "0.1.0"
+/**
+ * Element types: the element-wise ops' operands and outputs, and the sums of the
+ * gradient. The values are fixed and will not be renumbered.
+ */
+typedef enum bcast_dtype {
+  /**
+   * `bool` (one byte, 0 or 1).
+   */
+  BCAST_DTYPE_BOOL = 0,
+  /**
+   * `int8_t`.
+   */
+  BCAST_DTYPE_I8 = 1,
+  /**
+   * `int16_t`.
+   */
+  BCAST_DTYPE_I16 = 2,
+  /**
+   * `int32_t`.
+   */
+  BCAST_DTYPE_I32 = 3,
+  /**
+   * `int64_t`.
+   */
+  BCAST_DTYPE_I64 = 4,
+  /**
+   * `uint8_t`.
+   */
+  BCAST_DTYPE_U8 = 5,
+  /**
+   * `uint16_t`.
+   */
+  BCAST_DTYPE_U16 = 6,
+  /**
+   * `uint32_t`.
+   */
+  BCAST_DTYPE_U32 = 7,
+  /**
+   * `uint64_t`.
+   */
+  BCAST_DTYPE_U64 = 8,
+  /**
+   * OpenVINO `f16`, as its 16 bits (`uint16_t`).
+   */
+  BCAST_DTYPE_F16 = 9,
+  /**
+   * OpenVINO `bf16`, as its 16 bits (`uint16_t`).
+   */
+  BCAST_DTYPE_BF16 = 10,
+  /**
+   * `float`.
+   */
+  BCAST_DTYPE_F32 = 11,
+  /**
+   * `double`.
+   */
+  BCAST_DTYPE_F64 = 12,
+} bcast_dtype;
+
+/**
+ * `bcast_eltwise` reads an array of `bcast_dtype`: its elements are 32-bit (a
+ * compiler option that makes enums smaller, such as -fshort-enums, fails here).
+ */
+typedef char bcast_dtype_is_32_bits[sizeof(bcast_dtype) == 4 ? 1 : -1];
+
+/**
+ * The element-wise ops, one per row of bcast's op table (OpenVINO's and ONNX's ops that
+ * broadcast; where the two mean different things by one name, both are here, named).
+ * The values are the table's stable codes and will not be renumbered. `bcast_eltwise`
+ * takes every op; `bcast_binary` those of two operands of one type.
+ */
+typedef enum bcast_eltwise_op {
+  /**
+   * `add`, OpenVINO `Add`, ONNX `Add`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or
+   * PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_ADD = 0,
+  /**
+   * `subtract`, OpenVINO `Subtract`, ONNX `Sub`: 2 operands. Broadcast: auto_broadcast NONE,
+   * NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_SUBTRACT = 1,
+  /**
+   * `multiply`, OpenVINO `Multiply`, ONNX `Mul`: 2 operands. Broadcast: auto_broadcast NONE,
+   * NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_MULTIPLY = 2,
+  /**
+   * `divide` (`Divide { pythondiv: true }`), OpenVINO `Divide`: 2 operands. Broadcast:
+   * auto_broadcast NONE, NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16,
+   * F32, F64.
+   */
+  BCAST_OP_DIVIDE = 3,
+  /**
+   * `maximum`, OpenVINO `Maximum`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or PDPD.
+   * Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_MAXIMUM = 4,
+  /**
+   * `minimum`, OpenVINO `Minimum`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or PDPD.
+   * Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_MINIMUM = 5,
+  /**
+   * `squared_difference`, OpenVINO `SquaredDifference`: 2 operands. Broadcast: auto_broadcast
+   * NONE, NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_SQUARED_DIFFERENCE = 6,
+  /**
+   * `power`, OpenVINO `Power`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or PDPD.
+   * Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_POWER = 7,
+  /**
+   * `floor_mod`, OpenVINO `FloorMod`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or
+   * PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_FLOOR_MOD = 8,
+  /**
+   * `mod`, OpenVINO `Mod`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or PDPD. Types:
+   * I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_MOD = 9,
+  /**
+   * `equal`, OpenVINO `Equal`, ONNX `Equal`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY
+   * or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64; writes
+   * BOOL.
+   */
+  BCAST_OP_EQUAL = 10,
+  /**
+   * `not_equal`, OpenVINO `NotEqual`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or
+   * PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64; writes BOOL.
+   */
+  BCAST_OP_NOT_EQUAL = 11,
+  /**
+   * `less`, OpenVINO `Less`, ONNX `Less`: 2 operands. Broadcast: auto_broadcast NONE, NUMPY or
+   * PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64; writes BOOL.
+   */
+  BCAST_OP_LESS = 12,
+  /**
+   * `less_equal`, OpenVINO `LessEqual`, ONNX `LessOrEqual`: 2 operands. Broadcast:
+   * auto_broadcast NONE, NUMPY or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16,
+   * BF16, F32, F64; writes BOOL.
+   */
+  BCAST_OP_LESS_EQUAL = 13,
+  /**
+   * `greater`, OpenVINO `Greater`, ONNX `Greater`: 2 operands. Broadcast: auto_broadcast NONE,
+   * NUMPY or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64;
+   * writes BOOL.
+   */
+  BCAST_OP_GREATER = 14,
+  /**
+   * `greater_equal`, OpenVINO `GreaterEqual`, ONNX `GreaterOrEqual`: 2 operands. Broadcast:
+   * auto_broadcast NONE, NUMPY or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F16,
+   * BF16, F32, F64; writes BOOL.
+   */
+  BCAST_OP_GREATER_EQUAL = 15,
+  /**
+   * `logical_and`, OpenVINO `LogicalAnd`, ONNX `And`: 2 operands. Broadcast: auto_broadcast
+   * NONE, NUMPY or PDPD. Types: BOOL.
+   */
+  BCAST_OP_LOGICAL_AND = 16,
+  /**
+   * `logical_or`, OpenVINO `LogicalOr`, ONNX `Or`: 2 operands. Broadcast: auto_broadcast NONE,
+   * NUMPY or PDPD. Types: BOOL.
+   */
+  BCAST_OP_LOGICAL_OR = 17,
+  /**
+   * `logical_xor`, OpenVINO `LogicalXor`, ONNX `Xor`: 2 operands. Broadcast: auto_broadcast
+   * NONE, NUMPY or PDPD. Types: BOOL.
+   */
+  BCAST_OP_LOGICAL_XOR = 18,
+  /**
+   * `divide_trunc` (`Divide { pythondiv: false }`), OpenVINO `Divide`: 2 operands. Broadcast:
+   * auto_broadcast NONE, NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16,
+   * F32, F64.
+   */
+  BCAST_OP_DIVIDE_TRUNC = 19,
+  /**
+   * `select`, OpenVINO `Select`, ONNX `Where`: 3 operands. Broadcast: auto_broadcast NONE,
+   * NUMPY or PDPD. Types: cond BOOL, then and else of any one type.
+   */
+  BCAST_OP_SELECT = 20,
+  /**
+   * `sum`, ONNX `Sum`: 1 or more operands. Broadcast: the numpy rule over every operand under
+   * BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: F16, BF16, F32, F64.
+   */
+  BCAST_OP_SUM = 21,
+  /**
+   * `mean`, ONNX `Mean`: 1 or more operands. Broadcast: the numpy rule over every operand under
+   * BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: F16, BF16, F32, F64.
+   */
+  BCAST_OP_MEAN = 22,
+  /**
+   * `max`, ONNX `Max`: 1 or more operands. Broadcast: the numpy rule over every operand under
+   * BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: I8, I16, I32, I64, U8, U16, U32, U64,
+   * F16, BF16, F32, F64.
+   */
+  BCAST_OP_MAX = 23,
+  /**
+   * `min`, ONNX `Min`: 1 or more operands. Broadcast: the numpy rule over every operand under
+   * BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: I8, I16, I32, I64, U8, U16, U32, U64,
+   * F16, BF16, F32, F64.
+   */
+  BCAST_OP_MIN = 24,
+  /**
+   * `bitwise_and`, OpenVINO `BitwiseAnd`, ONNX `BitwiseAnd`: 2 operands. Broadcast:
+   * auto_broadcast NONE, NUMPY or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BITWISE_AND = 25,
+  /**
+   * `bitwise_or`, OpenVINO `BitwiseOr`, ONNX `BitwiseOr`: 2 operands. Broadcast: auto_broadcast
+   * NONE, NUMPY or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BITWISE_OR = 26,
+  /**
+   * `bitwise_xor`, OpenVINO `BitwiseXor`, ONNX `BitwiseXor`: 2 operands. Broadcast:
+   * auto_broadcast NONE, NUMPY or PDPD. Types: BOOL, I8, I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BITWISE_XOR = 27,
+  /**
+   * `bitwise_left_shift`, OpenVINO `BitwiseLeftShift`: 2 operands. Broadcast: auto_broadcast
+   * NONE, NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BITWISE_LEFT_SHIFT = 28,
+  /**
+   * `bitwise_right_shift`, OpenVINO `BitwiseRightShift`: 2 operands. Broadcast: auto_broadcast
+   * NONE, NUMPY or PDPD. Types: I8, I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BITWISE_RIGHT_SHIFT = 29,
+  /**
+   * `bit_shift` (`BitShift { direction: Left }`), ONNX `BitShift`: 2 operands. Broadcast: the
+   * numpy rule over every operand under BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: I8,
+   * I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BIT_SHIFT = 30,
+  /**
+   * `bit_shift_right` (`BitShift { direction: Right }`), ONNX `BitShift`: 2 operands.
+   * Broadcast: the numpy rule over every operand under BCAST_AB_NUMPY; BCAST_AB_NONE: equal
+   * shapes. Types: I8, I16, I32, I64, U8, U16, U32, U64.
+   */
+  BCAST_OP_BIT_SHIFT_RIGHT = 31,
+  /**
+   * `prelu`, OpenVINO `PRelu`: 2 operands. Broadcast: OpenVINO's PRelu rule under
+   * BCAST_AB_NUMPY (a 1-D slope as long as x's axis 1 goes on that axis, any other slope
+   * stretches onto x); BCAST_AB_NONE: equal shapes. Types: I8, I16, I32, I64, U8, U16, U32,
+   * U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_PRELU = 32,
+  /**
+   * `onnx_prelu`, ONNX `PRelu`: 2 operands. Broadcast: the slope stretched onto x under
+   * BCAST_AB_NUMPY (ONNX's one-directional rule); BCAST_AB_NONE: equal shapes. Types: I32, I64,
+   * U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_ONNX_PRELU = 33,
+  /**
+   * `fake_quantize`, OpenVINO `FakeQuantize`: 5 operands; `levels` is bcast_eltwise's argument.
+   * Broadcast: auto_broadcast NONE, NUMPY (the limits stretch onto x, never x onto them) or
+   * PDPD. Types: F16, BF16, F32, F64.
+   */
+  BCAST_OP_FAKE_QUANTIZE = 34,
+  /**
+   * `onnx_mod` (`OnnxMod { fmod: false }`), ONNX `Mod`: 2 operands. Broadcast: the numpy rule
+   * over every operand under BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: I8, I16, I32,
+   * I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_ONNX_MOD = 35,
+  /**
+   * `onnx_fmod` (`OnnxMod { fmod: true }`), ONNX `Mod`: 2 operands. Broadcast: the numpy rule
+   * over every operand under BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: I8, I16, I32,
+   * I64, U8, U16, U32, U64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_ONNX_FMOD = 36,
+  /**
+   * `onnx_div`, ONNX `Div`: 2 operands. Broadcast: the numpy rule over every operand under
+   * BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes. Types: I8, I16, I32, I64, U8, U16, U32, U64,
+   * F16, BF16, F32, F64.
+   */
+  BCAST_OP_ONNX_DIV = 37,
+  /**
+   * `onnx_pow`, ONNX `Pow`: 2 operands; the exponent may be of any integer or float type.
+   * Broadcast: the numpy rule over every operand under BCAST_AB_NUMPY; BCAST_AB_NONE: equal
+   * shapes. Types: I32, I64, F16, BF16, F32, F64.
+   */
+  BCAST_OP_ONNX_POW = 38,
+} bcast_eltwise_op;
+
+/**
+ * The former name of `bcast_eltwise_op` (every `BCAST_OP_*` name and value stays).
+ */
+typedef bcast_eltwise_op bcast_binary_op;
+
 
 /**
  * The largest rank bcast accepts for a data, target or output shape, and the most mode
@@ -97,8 +389,9 @@ typedef enum bcast_status {
    */
   BCAST_ERR_PANIC = 6,
   /**
-   * An argument is invalid: an unknown mode or dtype code, mode arguments the mode does
-   * not take, a negative axis, overlapping source and destination.
+   * An argument is invalid: an unknown mode, dtype or op code, mode arguments the mode
+   * does not take, a negative axis, overlapping source and destination, an operand count
+   * or attribute value an op does not take, an auto_broadcast an op does not take.
    */
   BCAST_ERR_INVALID = 7,
   /**
@@ -113,7 +406,7 @@ typedef enum bcast_status {
   BCAST_ERR_CAPACITY = 9,
   /**
    * The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`, arithmetic
-   * on `BCAST_DTYPE_BOOL`, a logical op on anything else).
+   * on `BCAST_DTYPE_BOOL`, a logical op on anything else, operands of different types).
    */
   BCAST_ERR_DTYPE = 10,
   /**
@@ -168,156 +461,6 @@ typedef enum bcast_mode {
    */
   BCAST_MODE_AXES = 4,
 } bcast_mode;
-
-/**
- * Element types, for the functions that must know more than an element's size (a sum).
- */
-typedef enum bcast_dtype {
-  /**
-   * `bool` (one byte, 0 or 1).
-   */
-  BCAST_DTYPE_BOOL = 0,
-  /**
-   * `int8_t`.
-   */
-  BCAST_DTYPE_I8 = 1,
-  /**
-   * `int16_t`.
-   */
-  BCAST_DTYPE_I16 = 2,
-  /**
-   * `int32_t`.
-   */
-  BCAST_DTYPE_I32 = 3,
-  /**
-   * `int64_t`.
-   */
-  BCAST_DTYPE_I64 = 4,
-  /**
-   * `uint8_t`.
-   */
-  BCAST_DTYPE_U8 = 5,
-  /**
-   * `uint16_t`.
-   */
-  BCAST_DTYPE_U16 = 6,
-  /**
-   * `uint32_t`.
-   */
-  BCAST_DTYPE_U32 = 7,
-  /**
-   * `uint64_t`.
-   */
-  BCAST_DTYPE_U64 = 8,
-  /**
-   * IEEE 754 binary16, as 16 bits.
-   */
-  BCAST_DTYPE_F16 = 9,
-  /**
-   * bfloat16, as 16 bits.
-   */
-  BCAST_DTYPE_BF16 = 10,
-  /**
-   * `float`.
-   */
-  BCAST_DTYPE_F32 = 11,
-  /**
-   * `double`.
-   */
-  BCAST_DTYPE_F64 = 12,
-} bcast_dtype;
-
-/**
- * The element-wise binary ops (OpenVINO's opset, reference semantics: integers wrap,
- * Maximum is `a < b ? b : a`, f16/bf16 computed in float and rounded once).
- *
- * Divide has two codes: `BCAST_OP_DIVIDE` floors integer quotients (OpenVINO's default,
- * `pythondiv = true`: -7 / 2 = -4), `BCAST_OP_DIVIDE_TRUNC` truncates them (-7 / 2 = -3);
- * on floats both are IEEE division. Comparisons (EQUAL..GREATER_EQUAL) and the logical ops
- * write bool (one byte, 0 or 1); the logical ops take bool operands only.
- */
-typedef enum bcast_binary_op {
-  /**
-   * `a + b`.
-   */
-  BCAST_OP_ADD = 0,
-  /**
-   * `a - b`.
-   */
-  BCAST_OP_SUBTRACT = 1,
-  /**
-   * `a * b`.
-   */
-  BCAST_OP_MULTIPLY = 2,
-  /**
-   * `a / b`, integer quotients floored (Python's `//`).
-   */
-  BCAST_OP_DIVIDE = 3,
-  /**
-   * `a < b ? b : a`.
-   */
-  BCAST_OP_MAXIMUM = 4,
-  /**
-   * `b < a ? b : a`.
-   */
-  BCAST_OP_MINIMUM = 5,
-  /**
-   * `(a - b) * (a - b)`.
-   */
-  BCAST_OP_SQUARED_DIFFERENCE = 6,
-  /**
-   * `a ** b` (integers: computed in double, truncated back).
-   */
-  BCAST_OP_POWER = 7,
-  /**
-   * Remainder with the divisor's sign.
-   */
-  BCAST_OP_FLOOR_MOD = 8,
-  /**
-   * Remainder with the dividend's sign (C `%`, `fmod`).
-   */
-  BCAST_OP_MOD = 9,
-  /**
-   * `a == b` (bool out).
-   */
-  BCAST_OP_EQUAL = 10,
-  /**
-   * `a != b` (bool out).
-   */
-  BCAST_OP_NOT_EQUAL = 11,
-  /**
-   * `a < b` (bool out).
-   */
-  BCAST_OP_LESS = 12,
-  /**
-   * `a <= b` (bool out).
-   */
-  BCAST_OP_LESS_EQUAL = 13,
-  /**
-   * `a > b` (bool out).
-   */
-  BCAST_OP_GREATER = 14,
-  /**
-   * `a >= b` (bool out).
-   */
-  BCAST_OP_GREATER_EQUAL = 15,
-  /**
-   * `a && b` (bool in and out).
-   */
-  BCAST_OP_LOGICAL_AND = 16,
-  /**
-   * `a || b` (bool in and out).
-   */
-  BCAST_OP_LOGICAL_OR = 17,
-  /**
-   * `a != b` on bools (bool in and out).
-   */
-  BCAST_OP_LOGICAL_XOR = 18,
-  /**
-   * `a / b`, integer quotients truncated toward zero (C's `/`; `pythondiv = false`).
-   */
-  BCAST_OP_DIVIDE_TRUNC = 19,
-} bcast_binary_op;
 
 /**
  * An element-wise op's `auto_broadcast` attribute (OpenVINO's).
@@ -655,21 +798,105 @@ int bcast_eltwise_shape(const size_t *a_shape,
                         size_t *rank_out);
 
 /**
+ * The output shape of `op` on `n_inputs` operands of shapes `shapes[i]` (rank
+ * `ranks[i]`) under `ab` (`axis` as for `bcast_eltwise_shape`), written to
+ * `shape[0..rank]`, its rank to `*rank_out`: the shape `bcast_eltwise` writes. Each op
+ * broadcasts by its rule (the `bcast_eltwise_op` entry says which): the ops that take
+ * auto_broadcast under `ab`; the ONNX ops by the numpy rule over every operand
+ * (`BCAST_AB_NONE`: equal shapes; `BCAST_AB_PDPD` refused); PRelu and FakeQuantize
+ * stretch their other operands onto x. Select's operands are cond, then, else.
+ *
+ * Statuses: `BCAST_ERR_INVALID` for an unknown op or `ab`, an operand count the op does
+ * not take, or PDPD for an op that broadcasts by its own rule; the others as for
+ * `bcast_eltwise_shape`; `BCAST_ERR_NULL` also for a NULL `shapes` or `ranks` when
+ * `n_inputs` is not 0; `BCAST_ERR_ALLOC` when the operand list cannot be allocated.
+ *
+ * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `shapes` and `ranks` are NULL or hold `n_inputs` readable entries; each `shapes[i]` is
+ * NULL or points to `ranks[i]` readable values; `shape` is NULL or holds `capacity`
+ * writable `size_t`; `rank_out` is NULL or writable.
+ */
+int bcast_eltwise_shape_n(bcast_eltwise_op op,
+                          size_t n_inputs,
+                          const size_t *const *shapes,
+                          const size_t *ranks,
+                          bcast_auto_broadcast ab,
+                          int64_t axis,
+                          size_t *shape,
+                          size_t capacity,
+                          size_t *rank_out);
+
+/**
+ * `out = op(inputs[0], ..., inputs[n_inputs - 1])` element-wise, every op of the op table:
+ * operand `i` has element type `dtypes[i]`, shape `shapes[i]` (rank `ranks[i]`), its
+ * buffer `inputs[i]` row-major and aligned to its type, read in place (never copied). The
+ * operands broadcast by the op's rule under `ab` (`axis` as for `bcast_eltwise_shape`);
+ * `bcast_eltwise_shape_n` gives the output shape. `out` is row-major of the output type:
+ * BOOL for comparisons and logical ops, `then`'s type for Select (operands cond, then,
+ * else), the base's for ONNX_POW, else the operands' type.
+ *
+ * Operand counts: 2 for most ops, 3 for SELECT, 5 for FAKE_QUANTIZE (x, input_low,
+ * input_high, output_low, output_high), 1 or more for SUM, MEAN, MAX and MIN (folded in
+ * one pass). Every operand has one type, but for ONNX_POW, whose exponent may be of any
+ * integer or float type, and SELECT, whose cond is BOOL. `levels` is FakeQuantize's
+ * (2 or more); every other op takes 0. `threads` as for `bcast_plan_run`; the result does
+ * not depend on it.
+ *
+ * Statuses: `BCAST_ERR_INVALID` for an unknown op, dtype or `ab`, an operand count the op
+ * does not take, a `levels` below 2 for FAKE_QUANTIZE or other than 0 for another op, PDPD
+ * for an op that broadcasts by its own rule, a bool byte other than 0 or 1, or an `out`
+ * overlapping an input; `BCAST_ERR_DTYPE` for operand types the op does not take (types
+ * that differ, a type the op has no definition for); `BCAST_ERR_DIV_ZERO` for an integer
+ * division or remainder by 0 (nothing is written then); `BCAST_ERR_CAPACITY`,
+ * `BCAST_ERR_SHAPE`, `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_ALIGN`,
+ * `BCAST_ERR_THREADS` as for `bcast_binary`; `BCAST_ERR_NULL` also for a NULL `dtypes`,
+ * `inputs`, `shapes` or `ranks` when `n_inputs` is not 0; `BCAST_ERR_ALLOC` when a
+ * temporary cannot be allocated.
+ *
+ * Ownership: all memory is the caller's; nothing is kept after the call.
+ *
+ * Thread-safety: any number of threads at once, each into its own `out`.
+ *
+ * # Safety
+ * `dtypes`, `inputs`, `shapes` and `ranks` are NULL or hold `n_inputs` readable entries;
+ * each `shapes[i]` is NULL or points to `ranks[i]` readable values; each `inputs[i]` is
+ * NULL or holds its shape's element count of readable elements of `dtypes[i]`; `out` is
+ * NULL or holds `out_capacity_elems` writable elements of the output type.
+ */
+int bcast_eltwise(bcast_eltwise_op op,
+                  size_t n_inputs,
+                  const bcast_dtype *dtypes,
+                  const void *const *inputs,
+                  const size_t *const *shapes,
+                  const size_t *ranks,
+                  bcast_auto_broadcast ab,
+                  int64_t axis,
+                  int64_t levels,
+                  void *out,
+                  size_t out_capacity_elems,
+                  size_t threads);
+
+/**
  * `out = op(a, b)` element-wise, `a` and `b` (row-major, of `dtype`, aligned to it)
  * broadcast under `ab` (`axis` as for `bcast_eltwise_shape`), into `out` (row-major, the
  * shape `bcast_eltwise_shape` gives; `dtype` for arithmetic, bool, one byte 0/1, for
- * comparisons and logical ops). The operands are read in place, never copied. `threads` as
- * for `bcast_plan_run`; the result does not depend on it.
+ * comparisons and logical ops). Every op of two operands (`bcast_eltwise` with two);
+ * `bcast_eltwise_shape_n` gives the output shape of the ops that broadcast by their own
+ * rule (PRELU, ONNX_PRELU). The operands are read in place, never copied. `threads` as for
+ * `bcast_plan_run`; the result does not depend on it.
  *
  * Statuses: `BCAST_ERR_CAPACITY` if `out_capacity_elems` is below the output's element
  * count (nothing is written); `BCAST_ERR_SHAPE` for shapes that break the rule;
  * `BCAST_ERR_DTYPE` for an op the dtype does not have (arithmetic on BOOL, logical ops on
  * anything but BOOL); `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or
  * FLOOR_MOD whose `b` holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an
- * unknown code, a bool byte other than 0 or 1, or an `out` overlapping `a` or `b`;
- * `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_NULL` and `BCAST_ERR_ALIGN` as for
- * `bcast_eltwise_shape`, and for the buffers as for `bcast_plan_run`; `BCAST_ERR_THREADS`
- * as there; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
+ * unknown code or an op of another operand count, a bool byte other than 0 or 1, or an
+ * `out` overlapping `a` or `b`; `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_NULL`
+ * and `BCAST_ERR_ALIGN` as for `bcast_eltwise_shape`, and for the buffers as for
+ * `bcast_plan_run`; `BCAST_ERR_THREADS` as there; `BCAST_ERR_ALLOC` when a temporary
+ * cannot be allocated.
  *
  * Ownership: all memory is the caller's; nothing is kept after the call.
  *
@@ -699,7 +926,7 @@ int bcast_binary(bcast_binary_op op,
  * `else_` of `dtype`, all row-major and read in place; `out` row-major of `dtype`.
  * Broadcast under `ab`: NUMPY broadcasts all three together; NONE needs three equal
  * shapes; PDPD keeps `then`'s shape and lays `else_` and `cond` on it from `axis`.
- * `threads` as for `bcast_plan_run`.
+ * `threads` as for `bcast_plan_run`. `bcast_eltwise` with BCAST_OP_SELECT.
  *
  * Statuses as for `bcast_binary` (no `BCAST_ERR_DIV_ZERO`; a `cond` byte other than 0 or 1
  * is `BCAST_ERR_INVALID`). Every dtype, BOOL included.

@@ -1,69 +1,176 @@
-//! Element-wise ops under auto-broadcast (issue 18): `bcast_binary`, `bcast_select` and
-//! `bcast_eltwise_shape`. The caller's buffers are wrapped as ndarray views and read in
-//! place (no operand is copied); the output is written in place, row-major.
+//! Element-wise ops under broadcast, every op of bcast's op table (`bcast::EltwiseOp`):
+//! `bcast_eltwise` for any op and operand count, `bcast_binary` and `bcast_select` over it,
+//! `bcast_eltwise_shape_n` and `bcast_eltwise_shape` for the output shape. The caller's
+//! buffers are wrapped as views and read in place (no operand is copied); the output is
+//! written in place, row-major.
+//!
+//! The header's `bcast_eltwise_op` enum is generated from the op table ([`op_header`]): its
+//! values are the C codes written in the table, never positions.
 
 use std::ffi::{c_int, c_void};
 
-use bcast::{AutoBroadcast, BinaryOp, DType, TensorView, TensorViewMut};
-use half::{bf16, f16};
+use bcast::{AutoBroadcast, BroadcastError, DType, EltwiseOp, Mode, TensorView, TensorViewMut};
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 
 use crate::error::{bcast_status, guard, Error};
 use crate::plan::write_shape;
 use crate::threads::threads;
-use crate::types::{array_arg, dst_buffer, dtype_of, src_buffer, DTypeCode, BCAST_MAX_RANK};
+use crate::types::{
+    array_arg, byte_len, dst_buffer, dtype_of, src_buffer, with_dtype, DTypeCode, BCAST_MAX_RANK,
+};
 
-/// The element-wise binary ops (OpenVINO's opset, reference semantics: integers wrap,
-/// Maximum is `a < b ? b : a`, f16/bf16 computed in float and rounded once).
-///
-/// Divide has two codes: `BCAST_OP_DIVIDE` floors integer quotients (OpenVINO's default,
-/// `pythondiv = true`: -7 / 2 = -4), `BCAST_OP_DIVIDE_TRUNC` truncates them (-7 / 2 = -3);
-/// on floats both are IEEE division. Comparisons (EQUAL..GREATER_EQUAL) and the logical ops
-/// write bool (one byte, 0 or 1); the logical ops take bool operands only.
-#[repr(C)]
-#[allow(non_camel_case_types)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum bcast_binary_op {
-    /// `a + b`.
-    BCAST_OP_ADD = 0,
-    /// `a - b`.
-    BCAST_OP_SUBTRACT = 1,
-    /// `a * b`.
-    BCAST_OP_MULTIPLY = 2,
-    /// `a / b`, integer quotients floored (Python's `//`).
-    BCAST_OP_DIVIDE = 3,
-    /// `a < b ? b : a`.
-    BCAST_OP_MAXIMUM = 4,
-    /// `b < a ? b : a`.
-    BCAST_OP_MINIMUM = 5,
-    /// `(a - b) * (a - b)`.
-    BCAST_OP_SQUARED_DIFFERENCE = 6,
-    /// `a ** b` (integers: computed in double, truncated back).
-    BCAST_OP_POWER = 7,
-    /// Remainder with the divisor's sign.
-    BCAST_OP_FLOOR_MOD = 8,
-    /// Remainder with the dividend's sign (C `%`, `fmod`).
-    BCAST_OP_MOD = 9,
-    /// `a == b` (bool out).
-    BCAST_OP_EQUAL = 10,
-    /// `a != b` (bool out).
-    BCAST_OP_NOT_EQUAL = 11,
-    /// `a < b` (bool out).
-    BCAST_OP_LESS = 12,
-    /// `a <= b` (bool out).
-    BCAST_OP_LESS_EQUAL = 13,
-    /// `a > b` (bool out).
-    BCAST_OP_GREATER = 14,
-    /// `a >= b` (bool out).
-    BCAST_OP_GREATER_EQUAL = 15,
-    /// `a && b` (bool in and out).
-    BCAST_OP_LOGICAL_AND = 16,
-    /// `a || b` (bool in and out).
-    BCAST_OP_LOGICAL_OR = 17,
-    /// `a != b` on bools (bool in and out).
-    BCAST_OP_LOGICAL_XOR = 18,
-    /// `a / b`, integer quotients truncated toward zero (C's `/`; `pythondiv = false`).
-    BCAST_OP_DIVIDE_TRUNC = 19,
+/// A `bcast_eltwise_op` as it crosses the boundary (read as an integer: a value that is no
+/// code is an error, not undefined behaviour). The header shows `bcast_eltwise_op`.
+pub type EltwiseOpCode = u32;
+
+/// The former name of [`EltwiseOpCode`]: the header keeps `bcast_binary_op` as a typedef of
+/// `bcast_eltwise_op`, so that C code written for it compiles unchanged.
+pub type BinaryOpCode = EltwiseOpCode;
+
+/// Every C code of the op table, in code order (an attribute value with a code of its own,
+/// such as `divide_trunc`, included). Codes are small numbers; the search bound is far above
+/// the table's.
+fn c_ops() -> impl Iterator<Item = EltwiseOp> {
+    (0..=u32::from(u16::MAX)).filter_map(EltwiseOp::from_c_code)
+}
+
+/// How `op` broadcasts, in the header's words.
+fn rule_text(op: EltwiseOp) -> &'static str {
+    match op {
+        EltwiseOp::Prelu => {
+            "OpenVINO's PRelu rule under BCAST_AB_NUMPY (a 1-D slope as long as x's axis 1 \
+             goes on that axis, any other slope stretches onto x); BCAST_AB_NONE: equal shapes"
+        }
+        EltwiseOp::OnnxPrelu => {
+            "the slope stretched onto x under BCAST_AB_NUMPY (ONNX's one-directional rule); \
+             BCAST_AB_NONE: equal shapes"
+        }
+        EltwiseOp::FakeQuantize { .. } => {
+            "auto_broadcast NONE, NUMPY (the limits stretch onto x, never x onto them) or PDPD"
+        }
+        _ if op.takes_auto_broadcast() => "auto_broadcast NONE, NUMPY or PDPD",
+        _ => "the numpy rule over every operand under BCAST_AB_NUMPY; BCAST_AB_NONE: equal shapes",
+    }
+}
+
+/// The header's `bcast_eltwise_op` enum, one entry per C code of the op table, each with
+/// its names, operand count, broadcasting and element types; then `bcast_binary_op`.
+#[doc(hidden)]
+pub fn op_header() -> String {
+    let mut h = String::from(
+        "\n/**\n * The element-wise ops, one per row of bcast's op table (OpenVINO's and \
+         ONNX's ops that\n * broadcast; where the two mean different things by one name, \
+         both are here, named).\n * The values are the table's stable codes and will not be \
+         renumbered. `bcast_eltwise`\n * takes every op; `bcast_binary` those of two operands \
+         of one type.\n */\ntypedef enum bcast_eltwise_op {\n",
+    );
+    for op in c_ops() {
+        let mut names = vec![format!("`{}`", op.c_name())];
+        // The attribute values a code stands for (FakeQuantize's levels is an argument).
+        let attributes = format!("{op:?}");
+        if attributes.contains('{') && !matches!(op, EltwiseOp::FakeQuantize { .. }) {
+            names[0] += &format!(" (`{attributes}`)");
+        }
+        if let Some(ov) = op.openvino_type() {
+            names.push(format!("OpenVINO `{ov}`"));
+        }
+        if let Some(onnx) = op.onnx_type() {
+            names.push(format!("ONNX `{onnx}`"));
+        }
+        let operands = match op.arity() {
+            bcast::Arity::Exactly(n) => format!("{n} operands"),
+            bcast::Arity::AtLeast(n) => format!("{n} or more operands"),
+        };
+        let accepted: Vec<DType> = DType::ALL
+            .into_iter()
+            .filter(|&d| crate::types::dtype_code(d).is_some() && op.output_dtype(d).is_ok())
+            .collect();
+        let writes_bool = accepted
+            .iter()
+            .any(|&d| d != DType::Bool && op.output_dtype(d).ok() == Some(DType::Bool));
+        let types = match op {
+            EltwiseOp::Select => "cond BOOL, then and else of any one type".to_string(),
+            _ => {
+                let list: Vec<String> = accepted
+                    .iter()
+                    .map(|&d| crate::types::dtype_c_name(d).replace("BCAST_DTYPE_", ""))
+                    .collect();
+                format!(
+                    "{}{}",
+                    list.join(", "),
+                    if writes_bool { "; writes BOOL" } else { "" }
+                )
+            }
+        };
+        let extra = match op {
+            EltwiseOp::FakeQuantize { .. } => "; `levels` is bcast_eltwise's argument",
+            EltwiseOp::OnnxPow => "; the exponent may be of any integer or float type",
+            _ => "",
+        };
+        let doc = format!(
+            "{}: {operands}{extra}. Broadcast: {}. Types: {types}.",
+            names.join(", "),
+            rule_text(op)
+        );
+        h += &format!(
+            "  /**\n{}   */\n  BCAST_OP_{} = {},\n",
+            crate::types::doc_lines(&doc, "   * "),
+            op.c_name().to_uppercase(),
+            op.c_code()
+        );
+    }
+    h += "} bcast_eltwise_op;\n\n/**\n * The former name of `bcast_eltwise_op` (every \
+          `BCAST_OP_*` name and value stays).\n */\ntypedef bcast_eltwise_op \
+          bcast_binary_op;\n";
+    h
+}
+
+/// The op of a code, checked to take `n_inputs` operands, with `levels` for FakeQuantize
+/// (which no code carries; `None`: a shape query, which does not depend on it).
+fn op_of(
+    code: EltwiseOpCode,
+    n_inputs: usize,
+    levels: Option<i64>,
+    func: &str,
+) -> Result<EltwiseOp, Error> {
+    // By the number written in the op table, never by position.
+    let op = EltwiseOp::from_c_code(code).ok_or_else(|| {
+        Error::new(
+            bcast_status::BCAST_ERR_INVALID,
+            format!("{func}: unknown bcast_eltwise_op {code}"),
+        )
+    })?;
+    check_arity(op, n_inputs, func)?;
+    let invalid = |why: String| Err(Error::new(bcast_status::BCAST_ERR_INVALID, why));
+    match (op, levels) {
+        (_, None) => Ok(op),
+        (EltwiseOp::FakeQuantize { .. }, Some(levels)) => match u64::try_from(levels) {
+            Ok(levels) if levels >= 2 => Ok(EltwiseOp::FakeQuantize { levels }),
+            _ => invalid(format!(
+                "{func}: fake_quantize takes levels of 2 or more, not {levels}"
+            )),
+        },
+        (_, Some(0)) => Ok(op),
+        (_, Some(levels)) => invalid(format!(
+            "{func}: {} takes no levels (pass 0), got {levels}",
+            op.c_name()
+        )),
+    }
+}
+
+/// `op` checked to take `n` operands.
+fn check_arity(op: EltwiseOp, n: usize, func: &str) -> Result<(), Error> {
+    if op.arity().admits(n) {
+        return Ok(());
+    }
+    let expected = match op.arity() {
+        bcast::Arity::Exactly(k) => k.to_string(),
+        bcast::Arity::AtLeast(k) => format!("{k} or more"),
+    };
+    Err(Error::new(
+        bcast_status::BCAST_ERR_INVALID,
+        format!("{func}: {} takes {expected} operands, got {n}", op.c_name()),
+    ))
 }
 
 /// An element-wise op's `auto_broadcast` attribute (OpenVINO's).
@@ -80,25 +187,9 @@ pub enum bcast_auto_broadcast {
     BCAST_AB_PDPD = 2,
 }
 
-/// A `bcast_binary_op` as it crosses the boundary (read as an integer: a value outside the
-/// enum is an error, not undefined behaviour). The header shows `bcast_binary_op`.
-pub type BinaryOpCode = u32;
-
 /// A `bcast_auto_broadcast` as it crosses the boundary. The header shows
 /// `bcast_auto_broadcast`.
 pub type AutoBroadcastCode = u32;
-
-fn op_of(code: BinaryOpCode, func: &str) -> Result<BinaryOp, Error> {
-    // By the number written in the op table, never by position; `bcast_binary` takes the
-    // ops of two operands of one type.
-    match BinaryOp::from_c_code(code) {
-        Some(op) if op.arity() == bcast::Arity::Exactly(2) => Ok(op),
-        _ => Err(Error::new(
-            bcast_status::BCAST_ERR_INVALID,
-            format!("{func}: unknown bcast_binary_op {code} (expected 0 to 19)"),
-        )),
-    }
-}
 
 fn spec_of(code: AutoBroadcastCode, axis: i64, func: &str) -> Result<AutoBroadcast, Error> {
     Ok(match code {
@@ -171,42 +262,29 @@ unsafe fn in_view<'a>(
     what: &str,
 ) -> Result<(TensorView<'a>, Span), Error> {
     let len = bcast::checked_len(shape)?;
-    let dim = IxDyn(shape);
-    macro_rules! typed {
-        ($t:ty) => {{
-            // SAFETY: the caller's contract.
-            let s = unsafe { src_buffer::<$t>(ptr, len, func, what)? };
-            let span = (
-                s.as_ptr() as usize,
-                s.as_ptr() as usize + std::mem::size_of_val(s),
-            );
-            let v = ArrayViewD::from_shape(dim, s).expect("the slice holds the shape's count");
-            (TensorView::from(v), span)
-        }};
+    if dtype == DType::Bool {
+        // SAFETY: the caller's contract. Every byte is checked to be 0 or 1 (a valid `bool`)
+        // before the buffer is read as `bool` below.
+        unsafe { bool_buffer(ptr, len, func, what)? };
     }
-    Ok(match dtype {
-        DType::Bool => {
-            // SAFETY: the caller's contract.
-            let s = unsafe { bool_buffer(ptr, len, func, what)? };
-            let span = (s.as_ptr() as usize, s.as_ptr() as usize + s.len());
-            let v = ArrayViewD::from_shape(dim, s).expect("the slice holds the shape's count");
-            (TensorView::Bool(v), span)
-        }
-        DType::I8 => typed!(i8),
-        DType::I16 => typed!(i16),
-        DType::I32 => typed!(i32),
-        DType::I64 => typed!(i64),
-        DType::U8 => typed!(u8),
-        DType::U16 => typed!(u16),
-        DType::U32 => typed!(u32),
-        DType::U64 => typed!(u64),
-        DType::F16 => typed!(f16),
-        DType::BF16 => typed!(bf16),
-        DType::F32 => typed!(f32),
-        DType::F64 => typed!(f64),
-        // No bcast_dtype code reads as a string.
-        DType::String => unreachable!("dtype_of never returns String"),
-    })
+    with_dtype!(dtype, T => {
+        // SAFETY: the caller's contract (a bool buffer was checked above).
+        let s = unsafe { src_buffer::<T>(ptr, len, func, what)? };
+        let span = (
+            s.as_ptr() as usize,
+            s.as_ptr() as usize + std::mem::size_of_val(s),
+        );
+        let v = ArrayViewD::from_shape(IxDyn(shape), s).expect("the slice holds the shape's count");
+        Ok((TensorView::from(v), span))
+    }, other => Err(no_code(other, func)))
+}
+
+/// The error for a dtype no `bcast_dtype` code names (never reached: `dtype_of` gives none).
+fn no_code(dtype: DType, func: &str) -> Error {
+    Error::new(
+        bcast_status::BCAST_ERR_DTYPE,
+        format!("{func}: {dtype} has no bcast_dtype"),
+    )
 }
 
 /// The caller's output of `dtype`, row-major with `shape`, after checking its capacity and
@@ -233,43 +311,193 @@ unsafe fn out_view<'a>(
             ),
         ));
     }
-    let dim = IxDyn(shape);
-    macro_rules! typed {
-        ($t:ty) => {{
-            // SAFETY: the caller's contract; `len <= capacity`. No source slice is passed
-            // (`&[]`): the overlap with every operand is checked below.
-            let s = unsafe { dst_buffer::<$t>(ptr, len, &[], func, "out")? };
-            let (d0, d1) = (
-                s.as_ptr() as usize,
-                s.as_ptr() as usize + std::mem::size_of_val(s),
-            );
-            if inputs.iter().any(|&(s0, s1)| s0 < s1 && d0 < s1 && s0 < d1) {
-                return Err(Error::new(
-                    bcast_status::BCAST_ERR_INVALID,
-                    format!("{func}: out overlaps an input buffer"),
-                ));
-            }
-            TensorViewMut::from(
-                ArrayViewMutD::from_shape(dim, s).expect("the slice holds the shape's count"),
-            )
-        }};
+    with_dtype!(dtype, T => {
+        // SAFETY: the caller's contract; `len <= capacity`. No source slice is passed
+        // (`&[]`): the overlap with every operand is checked below.
+        let s = unsafe { dst_buffer::<T>(ptr, len, &[], func, "out")? };
+        let (d0, d1) = (
+            s.as_ptr() as usize,
+            s.as_ptr() as usize + std::mem::size_of_val(s),
+        );
+        if inputs.iter().any(|&(s0, s1)| s0 < s1 && d0 < s1 && s0 < d1) {
+            return Err(Error::new(
+                bcast_status::BCAST_ERR_INVALID,
+                format!("{func}: out overlaps an input buffer"),
+            ));
+        }
+        Ok(TensorViewMut::from(
+            ArrayViewMutD::from_shape(IxDyn(shape), s).expect("the slice holds the shape's count"),
+        ))
+    }, other => Err(no_code(other, func)))
+}
+
+/// The output shape of `op` on operands of `shapes` under `spec`: each op's broadcasting as
+/// bcast runs it. (bcast has no N-operand shape function of an op yet: the rules are
+/// restated here from the op table's broadcasting column; `bcast_eltwise` hands the shape to
+/// the library, which refuses an output of another shape, so a slip here is an error, never
+/// a wrong write.)
+fn output_shape(
+    op: EltwiseOp,
+    shapes: &[&[usize]],
+    spec: &AutoBroadcast,
+) -> Result<Vec<usize>, BroadcastError> {
+    // Left to right, each next shape under the two-operand rule (pdpd: onto the first).
+    fn pairwise<'s>(
+        mut order: impl Iterator<Item = &'s [usize]>,
+        spec: &AutoBroadcast,
+    ) -> Result<Vec<usize>, BroadcastError> {
+        let mut out = order.next().unwrap_or_default().to_vec();
+        for s in order {
+            out = bcast::eltwise_shape(&out, s, spec)?;
+        }
+        Ok(out)
     }
-    Ok(match dtype {
-        DType::Bool => typed!(bool),
-        DType::I8 => typed!(i8),
-        DType::I16 => typed!(i16),
-        DType::I32 => typed!(i32),
-        DType::I64 => typed!(i64),
-        DType::U8 => typed!(u8),
-        DType::U16 => typed!(u16),
-        DType::U32 => typed!(u32),
-        DType::U64 => typed!(u64),
-        DType::F16 => typed!(f16),
-        DType::BF16 => typed!(bf16),
-        DType::F32 => typed!(f32),
-        DType::F64 => typed!(f64),
-        DType::String => unreachable!("dtype_of never returns String"),
-    })
+    // One-directional: each other operand stretches onto x (the output is x's shape).
+    fn onto(x: &[usize], others: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
+        for other in others {
+            bcast::plan(other, x, &Mode::Numpy)?;
+        }
+        Ok(x.to_vec())
+    }
+    let all = shapes.iter().copied();
+    match (op, spec) {
+        // The output is `then`'s under pdpd; `else` and `cond` laid on it.
+        (EltwiseOp::Select, _) => pairwise([1, 2, 0].into_iter().map(|i| shapes[i]), spec),
+        (EltwiseOp::FakeQuantize { .. }, AutoBroadcast::Numpy) => onto(shapes[0], &shapes[1..]),
+        _ if op.takes_auto_broadcast() => pairwise(all, spec),
+        (_, AutoBroadcast::None) => pairwise(all, spec),
+        (EltwiseOp::Prelu, AutoBroadcast::Numpy) => {
+            // A 1-D slope as long as x's axis 1 goes on that axis (OpenVINO's PRelu).
+            let (x, slope) = (shapes[0], shapes[1]);
+            match *slope {
+                [c] if x.len() >= 2 && c == x[1] => {
+                    let mut on_channel = vec![1; x.len() - 1];
+                    on_channel[0] = c;
+                    onto(x, &[&on_channel])
+                }
+                _ => onto(x, &[slope]),
+            }
+        }
+        (EltwiseOp::OnnxPrelu, AutoBroadcast::Numpy) => onto(shapes[0], &shapes[1..]),
+        (_, AutoBroadcast::Numpy) => pairwise(all, spec),
+        (_, other) => Err(BroadcastError::RuleNotTaken {
+            op: op.name(),
+            takes: "its own rule (numpy, or none for equal shapes)",
+            given: other.name(),
+        }),
+    }
+}
+
+/// The output element type of `op` on operands of `dtypes` (arity checked): Select's is
+/// `then`'s, ONNX Pow's the base's, the others' the op table's rule on operand 0's.
+fn output_dtype(op: EltwiseOp, dtypes: &[DType]) -> Result<DType, BroadcastError> {
+    match op {
+        EltwiseOp::Select => Ok(dtypes[1]),
+        _ => op.output_dtype(dtypes[0]),
+    }
+}
+
+/// One operand as the caller gave it.
+struct Operand<'a> {
+    dtype: DType,
+    data: *const c_void,
+    shape: &'a [usize],
+    what: &'static str,
+}
+
+impl<'a> Operand<'a> {
+    /// An operand of the caller's (`what`, its shape `shape_what` in messages), its shape
+    /// read.
+    ///
+    /// # Safety
+    /// As [`shape_arg`] for `shape` and `rank`.
+    unsafe fn new(
+        dtype: DType,
+        data: *const c_void,
+        (shape, rank): (*const usize, usize),
+        func: &str,
+        (what, shape_what): (&'static str, &str),
+    ) -> Result<Self, Error> {
+        // SAFETY: passed on.
+        let shape = unsafe { shape_arg(shape, rank, func, shape_what)? };
+        Ok(Operand {
+            dtype,
+            data,
+            shape,
+            what,
+        })
+    }
+}
+
+/// `op` on `operands` under `spec` into the caller's `out`: the path of every element-wise
+/// entry point.
+///
+/// # Safety
+/// Each operand's `data` is NULL or holds its shape's element count of readable elements of
+/// its dtype; `out` is NULL or holds `capacity` writable elements of the output type.
+unsafe fn run(
+    op: EltwiseOp,
+    operands: &[Operand<'_>],
+    spec: &AutoBroadcast,
+    out: *mut c_void,
+    capacity: usize,
+    threads: usize,
+    func: &str,
+) -> Result<(), Error> {
+    check_arity(op, operands.len(), func)?;
+    let dtypes = collect(operands.iter().map(|o| o.dtype), func)?;
+    let out_dtype = output_dtype(op, &dtypes)?;
+    let threads = self::threads(threads, func)?;
+    let shapes = collect(operands.iter().map(|o| o.shape), func)?;
+    let shape = output_shape(op, &shapes, spec)?;
+    let (mut views, mut spans) = (Vec::new(), Vec::new());
+    views
+        .try_reserve_exact(operands.len())
+        .map_err(|_| no_memory(func))?;
+    spans
+        .try_reserve_exact(operands.len())
+        .map_err(|_| no_memory(func))?;
+    for o in operands {
+        // SAFETY: the caller's contract.
+        let (view, span) = unsafe { in_view(o.dtype, o.data, o.shape, func, o.what)? };
+        views.push(view);
+        spans.push(span);
+    }
+    // SAFETY: the caller's contract.
+    let out = unsafe { out_view(out_dtype, out, capacity, &shape, &spans, func)? };
+    bcast::eltwise_view_into(op, &views, spec, out, threads.parallelism())?;
+    Ok(())
+}
+
+/// `items` in a vector whose memory, sized by the caller's operand count, is fallible.
+fn collect<T>(items: impl ExactSizeIterator<Item = T>, func: &str) -> Result<Vec<T>, Error> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(items.len())
+        .map_err(|_| no_memory(func))?;
+    v.extend(items);
+    Ok(v)
+}
+
+fn no_memory(func: &str) -> Error {
+    Error::new(
+        bcast_status::BCAST_ERR_ALLOC,
+        format!("{func}: cannot allocate the operand list"),
+    )
+}
+
+/// The caller's array of `n` per-operand values (`n` checked to fit in memory first).
+///
+/// # Safety
+/// As [`array_arg`].
+unsafe fn per_operand<'a, T>(
+    ptr: *const T,
+    n: usize,
+    func: &str,
+    what: &str,
+) -> Result<&'a [T], Error> {
+    byte_len(n, std::mem::size_of::<T>(), func, what)?;
+    // SAFETY: passed on; the length fits in an address range (checked).
+    unsafe { array_arg(ptr, n, usize::MAX, func, what) }
 }
 
 /// The output shape of an element-wise op on shapes `a_shape` and `b_shape` under `ab`
@@ -315,21 +543,151 @@ pub unsafe extern "C" fn bcast_eltwise_shape(
     })
 }
 
+/// The output shape of `op` on `n_inputs` operands of shapes `shapes[i]` (rank
+/// `ranks[i]`) under `ab` (`axis` as for `bcast_eltwise_shape`), written to
+/// `shape[0..rank]`, its rank to `*rank_out`: the shape `bcast_eltwise` writes. Each op
+/// broadcasts by its rule (the `bcast_eltwise_op` entry says which): the ops that take
+/// auto_broadcast under `ab`; the ONNX ops by the numpy rule over every operand
+/// (`BCAST_AB_NONE`: equal shapes; `BCAST_AB_PDPD` refused); PRelu and FakeQuantize
+/// stretch their other operands onto x. Select's operands are cond, then, else.
+///
+/// Statuses: `BCAST_ERR_INVALID` for an unknown op or `ab`, an operand count the op does
+/// not take, or PDPD for an op that broadcasts by its own rule; the others as for
+/// `bcast_eltwise_shape`; `BCAST_ERR_NULL` also for a NULL `shapes` or `ranks` when
+/// `n_inputs` is not 0; `BCAST_ERR_ALLOC` when the operand list cannot be allocated.
+///
+/// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+///
+/// # Safety
+/// `shapes` and `ranks` are NULL or hold `n_inputs` readable entries; each `shapes[i]` is
+/// NULL or points to `ranks[i]` readable values; `shape` is NULL or holds `capacity`
+/// writable `size_t`; `rank_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bcast_eltwise_shape_n(
+    op: EltwiseOpCode,
+    n_inputs: usize,
+    shapes: *const *const usize,
+    ranks: *const usize,
+    ab: AutoBroadcastCode,
+    axis: i64,
+    shape: *mut usize,
+    capacity: usize,
+    rank_out: *mut usize,
+) -> c_int {
+    const F: &str = "bcast_eltwise_shape_n";
+    guard(|| {
+        // SAFETY: the caller's contract on every array.
+        unsafe {
+            let op = op_of(op, n_inputs, None, F)?;
+            let shape_ptrs = per_operand(shapes, n_inputs, F, "shapes")?;
+            let ranks = per_operand(ranks, n_inputs, F, "ranks")?;
+            let mut operand_shapes = Vec::new();
+            operand_shapes
+                .try_reserve_exact(n_inputs)
+                .map_err(|_| no_memory(F))?;
+            for (&p, &r) in shape_ptrs.iter().zip(ranks) {
+                operand_shapes.push(shape_arg(p, r, F, "shapes[i]")?);
+            }
+            let spec = spec_of(ab, axis, F)?;
+            let dims = output_shape(op, &operand_shapes, &spec)?;
+            write_shape(&dims, shape, capacity, rank_out, F)
+        }
+    })
+}
+
+/// `out = op(inputs[0], ..., inputs[n_inputs - 1])` element-wise, every op of the op table:
+/// operand `i` has element type `dtypes[i]`, shape `shapes[i]` (rank `ranks[i]`), its
+/// buffer `inputs[i]` row-major and aligned to its type, read in place (never copied). The
+/// operands broadcast by the op's rule under `ab` (`axis` as for `bcast_eltwise_shape`);
+/// `bcast_eltwise_shape_n` gives the output shape. `out` is row-major of the output type:
+/// BOOL for comparisons and logical ops, `then`'s type for Select (operands cond, then,
+/// else), the base's for ONNX_POW, else the operands' type.
+///
+/// Operand counts: 2 for most ops, 3 for SELECT, 5 for FAKE_QUANTIZE (x, input_low,
+/// input_high, output_low, output_high), 1 or more for SUM, MEAN, MAX and MIN (folded in
+/// one pass). Every operand has one type, but for ONNX_POW, whose exponent may be of any
+/// integer or float type, and SELECT, whose cond is BOOL. `levels` is FakeQuantize's
+/// (2 or more); every other op takes 0. `threads` as for `bcast_plan_run`; the result does
+/// not depend on it.
+///
+/// Statuses: `BCAST_ERR_INVALID` for an unknown op, dtype or `ab`, an operand count the op
+/// does not take, a `levels` below 2 for FAKE_QUANTIZE or other than 0 for another op, PDPD
+/// for an op that broadcasts by its own rule, a bool byte other than 0 or 1, or an `out`
+/// overlapping an input; `BCAST_ERR_DTYPE` for operand types the op does not take (types
+/// that differ, a type the op has no definition for); `BCAST_ERR_DIV_ZERO` for an integer
+/// division or remainder by 0 (nothing is written then); `BCAST_ERR_CAPACITY`,
+/// `BCAST_ERR_SHAPE`, `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_ALIGN`,
+/// `BCAST_ERR_THREADS` as for `bcast_binary`; `BCAST_ERR_NULL` also for a NULL `dtypes`,
+/// `inputs`, `shapes` or `ranks` when `n_inputs` is not 0; `BCAST_ERR_ALLOC` when a
+/// temporary cannot be allocated.
+///
+/// Ownership: all memory is the caller's; nothing is kept after the call.
+///
+/// Thread-safety: any number of threads at once, each into its own `out`.
+///
+/// # Safety
+/// `dtypes`, `inputs`, `shapes` and `ranks` are NULL or hold `n_inputs` readable entries;
+/// each `shapes[i]` is NULL or points to `ranks[i]` readable values; each `inputs[i]` is
+/// NULL or holds its shape's element count of readable elements of `dtypes[i]`; `out` is
+/// NULL or holds `out_capacity_elems` writable elements of the output type.
+#[no_mangle]
+pub unsafe extern "C" fn bcast_eltwise(
+    op: EltwiseOpCode,
+    n_inputs: usize,
+    dtypes: *const DTypeCode,
+    inputs: *const *const c_void,
+    shapes: *const *const usize,
+    ranks: *const usize,
+    ab: AutoBroadcastCode,
+    axis: i64,
+    levels: i64,
+    out: *mut c_void,
+    out_capacity_elems: usize,
+    threads: usize,
+) -> c_int {
+    const F: &str = "bcast_eltwise";
+    guard(|| {
+        // SAFETY: the caller's contract on every array and buffer.
+        unsafe {
+            let op = op_of(op, n_inputs, Some(levels), F)?;
+            let dtypes = per_operand(dtypes, n_inputs, F, "dtypes")?;
+            let inputs = per_operand(inputs, n_inputs, F, "inputs")?;
+            let shapes = per_operand(shapes, n_inputs, F, "shapes")?;
+            let ranks = per_operand(ranks, n_inputs, F, "ranks")?;
+            let mut operands = Vec::new();
+            operands
+                .try_reserve_exact(n_inputs)
+                .map_err(|_| no_memory(F))?;
+            let per_input = dtypes.iter().zip(inputs).zip(shapes.iter().zip(ranks));
+            for (i, ((&dtype, &data), (&shape, &rank))) in per_input.enumerate() {
+                let dtype = dtype_of(dtype, F)?;
+                let names = ("inputs[i]", &*format!("shapes[{i}]"));
+                operands.push(Operand::new(dtype, data, (shape, rank), F, names)?);
+            }
+            let spec = spec_of(ab, axis, F)?;
+            run(op, &operands, &spec, out, out_capacity_elems, threads, F)
+        }
+    })
+}
+
 /// `out = op(a, b)` element-wise, `a` and `b` (row-major, of `dtype`, aligned to it)
 /// broadcast under `ab` (`axis` as for `bcast_eltwise_shape`), into `out` (row-major, the
 /// shape `bcast_eltwise_shape` gives; `dtype` for arithmetic, bool, one byte 0/1, for
-/// comparisons and logical ops). The operands are read in place, never copied. `threads` as
-/// for `bcast_plan_run`; the result does not depend on it.
+/// comparisons and logical ops). Every op of two operands (`bcast_eltwise` with two);
+/// `bcast_eltwise_shape_n` gives the output shape of the ops that broadcast by their own
+/// rule (PRELU, ONNX_PRELU). The operands are read in place, never copied. `threads` as for
+/// `bcast_plan_run`; the result does not depend on it.
 ///
 /// Statuses: `BCAST_ERR_CAPACITY` if `out_capacity_elems` is below the output's element
 /// count (nothing is written); `BCAST_ERR_SHAPE` for shapes that break the rule;
 /// `BCAST_ERR_DTYPE` for an op the dtype does not have (arithmetic on BOOL, logical ops on
 /// anything but BOOL); `BCAST_ERR_DIV_ZERO` for an integer DIVIDE, DIVIDE_TRUNC, MOD or
 /// FLOOR_MOD whose `b` holds a 0 (nothing is written then); `BCAST_ERR_INVALID` for an
-/// unknown code, a bool byte other than 0 or 1, or an `out` overlapping `a` or `b`;
-/// `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_NULL` and `BCAST_ERR_ALIGN` as for
-/// `bcast_eltwise_shape`, and for the buffers as for `bcast_plan_run`; `BCAST_ERR_THREADS`
-/// as there; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
+/// unknown code or an op of another operand count, a bool byte other than 0 or 1, or an
+/// `out` overlapping `a` or `b`; `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_NULL`
+/// and `BCAST_ERR_ALIGN` as for `bcast_eltwise_shape`, and for the buffers as for
+/// `bcast_plan_run`; `BCAST_ERR_THREADS` as there; `BCAST_ERR_ALLOC` when a temporary
+/// cannot be allocated.
 ///
 /// Ownership: all memory is the caller's; nothing is kept after the call.
 ///
@@ -359,26 +717,14 @@ pub unsafe extern "C" fn bcast_binary(
     guard(|| {
         // SAFETY: the caller's contract on every array and buffer.
         unsafe {
-            let op = op_of(op, F)?;
+            let op = op_of(op, 2, Some(0), F)?;
             let dtype = dtype_of(dtype, F)?;
-            let a_shape = shape_arg(a_shape, a_rank, F, "a_shape")?;
-            let b_shape = shape_arg(b_shape, b_rank, F, "b_shape")?;
+            let operands = [
+                Operand::new(dtype, a, (a_shape, a_rank), F, ("a", "a_shape"))?,
+                Operand::new(dtype, b, (b_shape, b_rank), F, ("b", "b_shape"))?,
+            ];
             let spec = spec_of(ab, axis, F)?;
-            let out_dtype = op.output_dtype(dtype)?;
-            let threads = self::threads(threads, F)?;
-            let shape = bcast::eltwise_shape(a_shape, b_shape, &spec)?;
-            let (a, a_span) = in_view(dtype, a, a_shape, F, "a")?;
-            let (b, b_span) = in_view(dtype, b, b_shape, F, "b")?;
-            let out = out_view(
-                out_dtype,
-                out,
-                out_capacity_elems,
-                &shape,
-                &[a_span, b_span],
-                F,
-            )?;
-            bcast::binary_view_into(op, a, b, &spec, out, threads.parallelism())?;
-            Ok(())
+            run(op, &operands, &spec, out, out_capacity_elems, threads, F)
         }
     })
 }
@@ -387,7 +733,7 @@ pub unsafe extern "C" fn bcast_binary(
 /// `else_` of `dtype`, all row-major and read in place; `out` row-major of `dtype`.
 /// Broadcast under `ab`: NUMPY broadcasts all three together; NONE needs three equal
 /// shapes; PDPD keeps `then`'s shape and lays `else_` and `cond` on it from `axis`.
-/// `threads` as for `bcast_plan_run`.
+/// `threads` as for `bcast_plan_run`. `bcast_eltwise` with BCAST_OP_SELECT.
 ///
 /// Statuses as for `bcast_binary` (no `BCAST_ERR_DIV_ZERO`; a `cond` byte other than 0 or 1
 /// is `BCAST_ERR_INVALID`). Every dtype, BOOL included.
@@ -423,32 +769,39 @@ pub unsafe extern "C" fn bcast_select(
         // SAFETY: the caller's contract on every array and buffer.
         unsafe {
             let dtype = dtype_of(dtype, F)?;
-            let cond_shape = shape_arg(cond_shape, cond_rank, F, "cond_shape")?;
-            let then_shape = shape_arg(then_shape, then_rank, F, "then_shape")?;
-            let else_shape = shape_arg(else_shape, else_rank, F, "else_shape")?;
+            let operands = [
+                Operand::new(
+                    DType::Bool,
+                    cond.cast(),
+                    (cond_shape, cond_rank),
+                    F,
+                    ("cond", "cond_shape"),
+                )?,
+                Operand::new(
+                    dtype,
+                    then,
+                    (then_shape, then_rank),
+                    F,
+                    ("then", "then_shape"),
+                )?,
+                Operand::new(
+                    dtype,
+                    else_,
+                    (else_shape, else_rank),
+                    F,
+                    ("else", "else_shape"),
+                )?,
+            ];
             let spec = spec_of(ab, axis, F)?;
-            let threads = self::threads(threads, F)?;
-            // The output shape: `then` with `else_`, then with `cond` (numpy: the common shape
-            // of the three; none and pdpd: `then`'s, each other shape checked against it).
-            let te = bcast::eltwise_shape(then_shape, else_shape, &spec)?;
-            let shape = bcast::eltwise_shape(&te, cond_shape, &spec)?;
-            let n_cond = bcast::checked_len(cond_shape)?;
-            let c = bool_buffer(cond.cast(), n_cond, F, "cond")?;
-            let c_span = (c.as_ptr() as usize, c.as_ptr() as usize + c.len());
-            let c = ArrayViewD::from_shape(IxDyn(cond_shape), c)
-                .expect("the slice holds the shape's count");
-            let (t, t_span) = in_view(dtype, then, then_shape, F, "then")?;
-            let (e, e_span) = in_view(dtype, else_, else_shape, F, "else")?;
-            let out = out_view(
-                dtype,
+            run(
+                EltwiseOp::Select,
+                &operands,
+                &spec,
                 out,
                 out_capacity_elems,
-                &shape,
-                &[c_span, t_span, e_span],
+                threads,
                 F,
-            )?;
-            bcast::select_view_into(c, t, e, &spec, out, threads.parallelism())?;
-            Ok(())
+            )
         }
     })
 }

@@ -32,8 +32,9 @@ pub enum bcast_status {
     /// An internal panic was caught (a bug in bcast: please report the message). Any
     /// function may return it; none should.
     BCAST_ERR_PANIC = 6,
-    /// An argument is invalid: an unknown mode or dtype code, mode arguments the mode does
-    /// not take, a negative axis, overlapping source and destination.
+    /// An argument is invalid: an unknown mode, dtype or op code, mode arguments the mode
+    /// does not take, a negative axis, overlapping source and destination, an operand count
+    /// or attribute value an op does not take, an auto_broadcast an op does not take.
     BCAST_ERR_INVALID = 7,
     /// A rank (or the number of mode arguments) is above `BCAST_MAX_RANK`.
     BCAST_ERR_RANK = 8,
@@ -42,7 +43,7 @@ pub enum bcast_status {
     /// `out_capacity_elems` is below the output's element count (nothing is written).
     BCAST_ERR_CAPACITY = 9,
     /// The operation is not defined for this dtype (reduce of `BCAST_DTYPE_BOOL`, arithmetic
-    /// on `BCAST_DTYPE_BOOL`, a logical op on anything else).
+    /// on `BCAST_DTYPE_BOOL`, a logical op on anything else, operands of different types).
     BCAST_ERR_DTYPE = 10,
     /// A buffer is not aligned to its element size.
     BCAST_ERR_ALIGN = 11,
@@ -178,6 +179,9 @@ pub(crate) fn status_of(e: &BroadcastError) -> bcast_status {
             BCAST_ERR_DTYPE
         }
         BroadcastError::DivisionByZero { .. } => BCAST_ERR_DIV_ZERO,
+        BroadcastError::Arity { .. }
+        | BroadcastError::InvalidAttribute { .. }
+        | BroadcastError::RuleNotTaken { .. } => BCAST_ERR_INVALID,
         _ => BCAST_ERR_OTHER,
     }
 }

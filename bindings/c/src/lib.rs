@@ -4,8 +4,9 @@
 //! is stale) declares every function. The families, one file each:
 //! - [`plan`]: `bcast_plan_create` once, `bcast_plan_run` many times, `bcast_plan_free`;
 //! - [`oneshot`]: `bcast_broadcast` and `bcast_output_shape` in one call;
-//! - [`eltwise`]: `bcast_binary`, `bcast_select`, `bcast_eltwise_shape` (element-wise ops
-//!   under auto-broadcast, operands read in place);
+//! - [`eltwise`]: `bcast_eltwise` (every op of bcast's op table, any operand count),
+//!   `bcast_binary`, `bcast_select`, `bcast_eltwise_shape_n`, `bcast_eltwise_shape`
+//!   (element-wise ops under broadcast, operands read in place);
 //! - [`reduce`]: `bcast_reduce_to_input` / `bcast_plan_reduce`, the gradient;
 //! - [`error`]: status codes, `bcast_status_string` and `bcast_last_error_message`;
 //! - [`version`]: `bcast_version` (and the header's `BCAST_VERSION_*` macros);
@@ -38,7 +39,8 @@ pub mod eltwise;
 pub mod threads;
 
 pub use eltwise::{
-    bcast_auto_broadcast, bcast_binary, bcast_binary_op, bcast_eltwise_shape, bcast_select,
+    bcast_auto_broadcast, bcast_binary, bcast_eltwise, bcast_eltwise_shape, bcast_eltwise_shape_n,
+    bcast_select, BinaryOpCode, EltwiseOpCode,
 };
 pub use error::{bcast_last_error_message, bcast_status, bcast_status_string};
 pub use oneshot::{bcast_broadcast, bcast_output_shape};
@@ -48,5 +50,13 @@ pub use plan::{
 };
 pub use reduce::{bcast_plan_reduce, bcast_reduce_to_input};
 pub use threads::bcast_release_pools;
-pub use types::{bcast_dtype, bcast_mode, BCAST_MAX_RANK, BCAST_MAX_THREADS};
+pub use types::{bcast_mode, dtype_code, DTypeCode, BCAST_MAX_RANK, BCAST_MAX_THREADS};
 pub use version::bcast_version;
+
+/// What the header carries after its `#include`s, generated rather than parsed by cbindgen:
+/// the version macros, and the enums that come from bcast's tables (`bcast_dtype` from the
+/// element-type table, `bcast_eltwise_op` from the op table). The header test puts it there.
+#[doc(hidden)]
+pub fn header_prelude() -> String {
+    version::header_macros() + &types::dtype_header() + &eltwise::op_header()
+}

@@ -3,13 +3,12 @@
 use std::ffi::{c_int, c_void};
 
 use bcast::{BroadcastError, DType, Parallelism, StridePlan, Summable};
-use half::{bf16, f16};
 use ndarray::{ArrayViewD, IxDyn};
 
 use crate::error::{guard, Error};
 use crate::plan::{bcast_plan, plan_ref};
 use crate::threads::threads;
-use crate::types::{dst_buffer, dtype_of, plan_args, src_buffer, DTypeCode, ModeCode};
+use crate::types::{dst_buffer, dtype_of, plan_args, src_buffer, with_dtype, DTypeCode, ModeCode};
 
 /// The gradient of `bcast_broadcast`: `grad` (row-major, the broadcast's output shape) summed
 /// over every axis the data was repeated along, written to `out` (row-major, `data_shape`).
@@ -114,26 +113,13 @@ unsafe fn reduce(
 ) -> Result<(), Error> {
     // SAFETY: each arm's function has this function's contract, which is passed on.
     unsafe {
-        match dtype {
-            DType::I8 => reduce_typed::<i8>(plan, grad, out, par, func),
-            DType::I16 => reduce_typed::<i16>(plan, grad, out, par, func),
-            DType::I32 => reduce_typed::<i32>(plan, grad, out, par, func),
-            DType::I64 => reduce_typed::<i64>(plan, grad, out, par, func),
-            DType::U8 => reduce_typed::<u8>(plan, grad, out, par, func),
-            DType::U16 => reduce_typed::<u16>(plan, grad, out, par, func),
-            DType::U32 => reduce_typed::<u32>(plan, grad, out, par, func),
-            DType::U64 => reduce_typed::<u64>(plan, grad, out, par, func),
-            DType::F16 => reduce_typed::<f16>(plan, grad, out, par, func),
-            DType::BF16 => reduce_typed::<bf16>(plan, grad, out, par, func),
-            DType::F32 => reduce_typed::<f32>(plan, grad, out, par, func),
-            DType::F64 => reduce_typed::<f64>(plan, grad, out, par, func),
+        with_dtype!(numeric dtype, T => reduce_typed::<T>(plan, grad, out, par, func),
             // Bool (and String, which has no code): the library's own refusal.
             other => Err(BroadcastError::UnsupportedType {
                 op: "reduce",
                 dtype: other.name(),
             }
-            .into()),
-        }
+            .into()))
     }
 }
 

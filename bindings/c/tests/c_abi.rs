@@ -147,8 +147,15 @@ fn c_test(file: &str) -> PathBuf {
 }
 
 /// The C test programs, each `tests/c/<name>.c`.
-const PROGRAMS: [&str; 7] = [
-    "modes", "errors", "reduce", "strides", "threads", "eltwise", "strings",
+const PROGRAMS: [&str; 8] = [
+    "modes",
+    "errors",
+    "reduce",
+    "strides",
+    "threads",
+    "eltwise",
+    "eltwise_ops",
+    "strings",
 ];
 
 /// Builds and runs one C test program.
@@ -181,6 +188,11 @@ fn strided_sources_match_the_reference() {
 #[test]
 fn eltwise_ops_match_the_reference() {
     c_program("eltwise");
+}
+
+#[test]
+fn every_op_through_bcast_eltwise_matches_its_definition() {
+    c_program("eltwise_ops");
 }
 
 #[test]

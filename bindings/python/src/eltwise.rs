@@ -70,7 +70,7 @@ impl Slot<'_> {
 
     /// Sets the value from a Python argument; `TypeError` or `ValueError` as Python's own
     /// functions raise them.
-    fn set(&mut self, op: &str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set(&mut self, op: &'static str, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let kind = |want: &str| {
             PyTypeError::new_err(format!(
                 "{op}: {name} must be {want}, not {}",
@@ -95,9 +95,14 @@ impl Slot<'_> {
             }
             Slot::Count(v) => {
                 let n = value.extract::<i128>().map_err(|_| kind("an int"))?;
-                // Below 2 the library refuses with its own message; beyond u64, no count.
-                **v = u64::try_from(n.max(0))
-                    .map_err(|_| PyValueError::new_err(format!("{op}: {name} {n} is too large")))?
+                // From 0 to 1 the library refuses with its own message; below 0 and beyond
+                // u64 there is no count to give it.
+                **v = u64::try_from(n).map_err(|_| {
+                    to_py_err(bcast::BroadcastError::InvalidAttribute {
+                        op,
+                        reason: format!("{name} must be 2 or more and fit in 64 bits, not {n}"),
+                    })
+                })?
             }
             Slot::Direction(v) => {
                 let text = value.extract::<String>().map_err(|_| kind("a str"))?;

@@ -8,16 +8,19 @@
 //! - Out: [`NpElement::into_numpy`] hands a result's buffer to numpy without a copy (strings:
 //!   encoded as `<U{width}`, the input's width, as `np.broadcast_to` keeps the dtype);
 //!   [`NpElement::with_out`] writes into a caller's `out=` array.
-//! - Tensors: [`InArray::to_tensor`] and [`tensor_to_numpy`] for functions of the library that
-//!   take and return [`bcast::Tensor`] (the element-wise ops, `eltwise.rs`).
+//! - Views: [`InArray::view`] and [`with_out_view`] hand inputs and `out=` to the library's
+//!   runtime-typed entry points (the element-wise ops, `eltwise.rs`); [`tensor_to_numpy`]
+//!   takes their results.
 //!
-//! Dispatch on the element type is [`with_view!`] (every type) or [`with_summable_view!`]
-//! (the types a gradient can be summed in): the body is compiled once per type, with the
-//! input bound to an `ArrayViewD<'_, T>`.
+//! Every per-type item here is generated from the library's element-type table
+//! (`bcast::dtype_table!`); numpy's spelling of a type is derived from its row
+//! ([`numpy_name`]). Dispatch on the element type is [`with_view!`] (every type) or
+//! [`with_summable_view!`] (the types a gradient can be summed in): the body is compiled once
+//! per type, with the input bound to an `ArrayViewD<'_, T>`.
 
-use bcast::{BroadcastError, Tensor};
-use half::{bf16, f16};
-use ndarray::{ArrayD, ArrayViewMutD, IxDyn};
+use bcast::half;
+use bcast::{BroadcastError, DType, DTypeKind, Tensor, TensorView, TensorViewMut};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 use numpy::{
     PyArray, PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn,
     PyUntypedArray, PyUntypedArrayMethods,
@@ -27,132 +30,246 @@ use pyo3::prelude::*;
 
 use crate::errors::to_py_err;
 
-/// The dtypes bcast takes, for error messages.
-pub const SUPPORTED: &str = "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, \
-                             float16, float32, float64, bfloat16 (ml_dtypes) and str (<U)";
+/// The element types as numpy names them (`bool`, `int8`, ..., `bfloat16`, `str`), derived
+/// from the row's kind, size and OpenVINO name: OpenVINO's `bf16` is ml_dtypes' `bfloat16`.
+pub fn numpy_name(dtype: DType) -> String {
+    let bits = 8 * dtype.size();
+    match dtype.kind() {
+        DTypeKind::Bool => "bool".into(),
+        DTypeKind::Int => format!("int{bits}"),
+        DTypeKind::Uint => format!("uint{bits}"),
+        DTypeKind::Float if is_brain_float(dtype) => format!("bfloat{bits}"),
+        DTypeKind::Float => format!("float{bits}"),
+        DTypeKind::Text => "str".into(),
+    }
+}
 
-/// An input array of any bcast element type. Numbers and bools borrow numpy's memory
-/// (a read-only borrow, checked by rust-numpy against any `out=` that overlaps it);
-/// strings are decoded into Rust `String`s (a copy).
-pub enum InArray<'py> {
-    Bool(PyReadonlyArrayDyn<'py, bool>),
-    I8(PyReadonlyArrayDyn<'py, i8>),
-    I16(PyReadonlyArrayDyn<'py, i16>),
-    I32(PyReadonlyArrayDyn<'py, i32>),
-    I64(PyReadonlyArrayDyn<'py, i64>),
-    U8(PyReadonlyArrayDyn<'py, u8>),
-    U16(PyReadonlyArrayDyn<'py, u16>),
-    U32(PyReadonlyArrayDyn<'py, u32>),
-    U64(PyReadonlyArrayDyn<'py, u64>),
-    F16(PyReadonlyArrayDyn<'py, f16>),
-    BF16(PyReadonlyArrayDyn<'py, bf16>),
-    F32(PyReadonlyArrayDyn<'py, f32>),
-    F64(PyReadonlyArrayDyn<'py, f64>),
-    /// `width`: the input's `<U` width in characters, which string results keep.
-    String {
-        values: ArrayD<String>,
-        width: usize,
-    },
+/// Whether `dtype` is a brain float (OpenVINO's `bf16`), which numpy does not have: arrays
+/// of it are ml_dtypes' (numpy kind `V`).
+fn is_brain_float(dtype: DType) -> bool {
+    dtype.kind() == DTypeKind::Float && dtype.name().starts_with("bf")
+}
+
+/// How numpy's dtype descriptor spells `dtype`: its kind character and item size (0 for
+/// strings, whose item size is their width).
+fn numpy_key(dtype: DType) -> (u8, usize) {
+    let kind = match dtype.kind() {
+        DTypeKind::Text => return (b'U', 0),
+        DTypeKind::Bool => b'b',
+        DTypeKind::Int => b'i',
+        DTypeKind::Uint => b'u',
+        DTypeKind::Float if is_brain_float(dtype) => b'V',
+        DTypeKind::Float => b'f',
+    };
+    (kind, dtype.size())
+}
+
+/// The dtypes bcast takes, for error messages.
+fn supported() -> String {
+    let names: Vec<String> = DType::ALL
+        .iter()
+        .map(|&d| match d.kind() {
+            DTypeKind::Text => "str (<U)".to_string(),
+            _ if is_brain_float(d) => format!("{} (ml_dtypes)", numpy_name(d)),
+            _ => numpy_name(d),
+        })
+        .collect();
+    names.join(", ")
+}
+
+/// A `<U` input, decoded: `width` is its width in characters, which string results keep.
+pub struct Strings {
+    pub values: ArrayD<String>,
+    pub width: usize,
+}
+
+/// What an [`InArray`] variant holds: numpy's memory borrowed, or decoded strings.
+pub trait Held {
+    type Elem: NpElement;
+    fn view(&self) -> ArrayViewD<'_, Self::Elem>;
+    fn shape(&self) -> &[usize];
+}
+
+impl<T: NpElement + numpy::Element> Held for PyReadonlyArrayDyn<'_, T> {
+    type Elem = T;
+    fn view(&self) -> ArrayViewD<'_, T> {
+        self.as_array()
+    }
+    fn shape(&self) -> &[usize] {
+        PyUntypedArrayMethods::shape(&**self)
+    }
+}
+
+impl Held for Strings {
+    type Elem = String;
+    fn view(&self) -> ArrayViewD<'_, String> {
+        self.values.view()
+    }
+    fn shape(&self) -> &[usize] {
+        self.values.shape()
+    }
+}
+
+/// The storage of one element-type row in an [`InArray`].
+macro_rules! held {
+    ($life:lifetime, Text, $t:ty) => { Strings };
+    ($life:lifetime, $kind:ident, $t:ty) => { PyReadonlyArrayDyn<$life, $t> };
+}
+
+/// Borrows (numbers, bool) or decodes (strings) a numpy array of element type `$t`.
+macro_rules! hold {
+    (Text, $t:ty, $arr:expr) => {
+        Strings {
+            values: decode_strings($arr)?,
+            width: $arr.dtype().itemsize() / 4,
+        }
+    };
+    ($kind:ident, $t:ty, $arr:expr) => {
+        $arr.cast::<PyArrayDyn<$t>>()?
+            .try_readonly()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?
+    };
+}
+
+/// Everything per element type, from the rows of `bcast::dtype_table!`.
+macro_rules! define_in_array {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        /// An input array of any bcast element type: one variant per row of the element-type
+        /// table. Numbers and bools borrow numpy's memory (a read-only borrow, checked by
+        /// rust-numpy against any `out=` that overlaps it); strings are decoded into Rust
+        /// `String`s (a copy).
+        pub enum InArray<'py> {
+            $(
+                #[doc = concat!("`", stringify!($t), "` elements.")]
+                $v(held!('py, $kind, $t)),
+            )*
+        }
+
+        impl InArray<'_> {
+            /// The element type.
+            pub fn dtype(&self) -> DType {
+                match self { $(InArray::$v(_) => DType::$v,)* }
+            }
+
+            /// The shape.
+            pub fn shape(&self) -> &[usize] {
+                match self { $(InArray::$v(a) => a.shape(),)* }
+            }
+
+            /// The input as a library view (no copy).
+            pub fn view(&self) -> TensorView<'_> {
+                match self { $(InArray::$v(a) => a.view().into(),)* }
+            }
+        }
+
+        /// A result [`Tensor`] as a numpy array (numbers: the buffer moves to numpy;
+        /// strings: encoded as `<U{str_width}` or wider, as [`NpElement::into_numpy`]).
+        pub fn tensor_to_numpy(
+            py: Python<'_>,
+            t: Tensor,
+            str_width: usize,
+        ) -> PyResult<Bound<'_, PyAny>> {
+            match t { $(Tensor::$v(a) => NpElement::into_numpy(py, a, str_width),)* }
+        }
+
+        /// Runs `f` on the caller's `out` as a view of element type `dtype` (GIL released),
+        /// after [`NpElement::with_out`]'s checks (an ndarray of that dtype, writeable, not
+        /// overlapping an input).
+        pub fn with_out_view<'py, F>(
+            py: Python<'py>,
+            dtype: DType,
+            out: &Bound<'py, PyAny>,
+            f: F,
+        ) -> PyResult<()>
+        where
+            F: for<'a> FnOnce(TensorViewMut<'a>) -> Result<(), BroadcastError> + Send,
+        {
+            match dtype {
+                $(DType::$v => {
+                    <$t as NpElement>::with_out(py, out, move |o| f(TensorViewMut::from(o)))
+                })*
+            }
+        }
+
+        /// `arr`, whose numpy dtype is bcast's `dtype`, as an [`InArray`].
+        fn typed_input<'py>(
+            arr: &Bound<'py, PyUntypedArray>,
+            dtype: DType,
+        ) -> PyResult<InArray<'py>> {
+            Ok(match dtype {
+                $(DType::$v => InArray::$v(hold!($kind, $t, arr)),)*
+            })
+        }
+
+        $(np_element!($kind, $t);)*
+    };
 }
 
 /// Runs `$body` with `$v` bound to the input's `ArrayViewD<'_, T>`, whatever `T` is.
 macro_rules! with_view {
     ($arr:expr, $v:ident => $body:expr) => {
-        $crate::convert::with_view!(@match $arr, $v => $body;
-            [Bool I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64];
-            A::String { values: a, .. } => {
-                let $v = a.view();
-                $body
-            }
-        )
+        bcast::dtype_table!(crate::convert::view_arms!([any] $arr, $v => $body))
     };
-    // One arm per numeric (or bool) variant named in the list, then the arms in `$extra`.
-    (@match $arr:expr, $v:ident => $body:expr; [$($var:ident)*]; $($extra:tt)*) => {{
-        use $crate::convert::InArray as A;
-        match $arr {
-            $(
-                A::$var(a) => {
-                    let $v = a.as_array();
-                    $body
-                }
-            )*
-            $($extra)*
-        }
-    }};
 }
 pub(crate) use with_view;
 
-/// [`with_view!`] for the types a gradient can be summed in (`bcast::Summable`); bool and
-/// string inputs raise `TypeError` with the library's message.
+/// [`with_view!`] for the types a gradient can be summed in (`bcast::Summable`: the
+/// integer and float kinds); bool and string inputs raise `TypeError` with the library's
+/// message.
 macro_rules! with_summable_view {
     ($arr:expr, $v:ident => $body:expr) => {
-        $crate::convert::with_view!(@match $arr, $v => $body;
-            [I8 I16 I32 I64 U8 U16 U32 U64 F16 BF16 F32 F64];
-            A::Bool(_) | A::String { .. } => Err($crate::errors::to_py_err(
-                bcast::BroadcastError::UnsupportedType {
-                    op: "reduce",
-                    dtype: $arr.dtype_name(),
-                },
-            )),
-        )
+        bcast::dtype_table!(crate::convert::view_arms!([summable] $arr, $v => $body))
     };
 }
 pub(crate) use with_summable_view;
 
-impl InArray<'_> {
-    /// The shape.
-    pub fn shape(&self) -> &[usize] {
-        use numpy::PyUntypedArrayMethods as _;
-        match self {
-            InArray::Bool(a) => a.shape(),
-            InArray::I8(a) => a.shape(),
-            InArray::I16(a) => a.shape(),
-            InArray::I32(a) => a.shape(),
-            InArray::I64(a) => a.shape(),
-            InArray::U8(a) => a.shape(),
-            InArray::U16(a) => a.shape(),
-            InArray::U32(a) => a.shape(),
-            InArray::U64(a) => a.shape(),
-            InArray::F16(a) => a.shape(),
-            InArray::BF16(a) => a.shape(),
-            InArray::F32(a) => a.shape(),
-            InArray::F64(a) => a.shape(),
-            InArray::String { values, .. } => values.shape(),
+/// The arms of [`with_view!`] and [`with_summable_view!`], one per row of the table.
+macro_rules! view_arms {
+    ([$which:ident] $arr:expr, $v:ident => $body:expr ;
+        $(($var:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {{
+        #[allow(unused_imports)]
+        use $crate::convert::{Held as _, InArray as A};
+        let arr = $arr;
+        match arr {
+            $(A::$var(a) => $crate::convert::view_arm!([$which $kind] arr, a, $v => $body),)*
         }
-    }
+    }};
+}
+pub(crate) use view_arms;
 
+/// One arm of [`view_arms!`]: the body on the typed view, or the refusal of a type a
+/// gradient cannot be summed in.
+macro_rules! view_arm {
+    ([summable Bool] $arr:ident, $a:ident, $v:ident => $body:expr) => {{
+        let _ = $a;
+        $crate::convert::not_summable($arr.dtype())
+    }};
+    ([summable Text] $arr:ident, $a:ident, $v:ident => $body:expr) => {{
+        let _ = $a;
+        $crate::convert::not_summable($arr.dtype())
+    }};
+    ([$which:ident $kind:ident] $arr:ident, $a:ident, $v:ident => $body:expr) => {{
+        let $v = $a.view();
+        $body
+    }};
+}
+pub(crate) use view_arm;
+
+/// The library's refusal of a gradient of a type it cannot sum.
+pub fn not_summable<T>(dtype: DType) -> PyResult<T> {
+    Err(to_py_err(BroadcastError::UnsupportedType {
+        op: "reduce",
+        dtype: dtype.name(),
+    }))
+}
+
+impl InArray<'_> {
     /// The `<U` width in characters a string result keeps (0 for other types).
     pub fn str_width(&self) -> usize {
         match self {
-            InArray::String { width, .. } => *width,
+            InArray::String(s) => s.width,
             _ => 0,
         }
-    }
-
-    /// bcast's name of the element type (`f32`, `string`, ...), as its messages print it.
-    pub fn dtype_name(&self) -> &'static str {
-        let dtype = match self {
-            InArray::Bool(_) => bcast::DType::Bool,
-            InArray::I8(_) => bcast::DType::I8,
-            InArray::I16(_) => bcast::DType::I16,
-            InArray::I32(_) => bcast::DType::I32,
-            InArray::I64(_) => bcast::DType::I64,
-            InArray::U8(_) => bcast::DType::U8,
-            InArray::U16(_) => bcast::DType::U16,
-            InArray::U32(_) => bcast::DType::U32,
-            InArray::U64(_) => bcast::DType::U64,
-            InArray::F16(_) => bcast::DType::F16,
-            InArray::BF16(_) => bcast::DType::BF16,
-            InArray::F32(_) => bcast::DType::F32,
-            InArray::F64(_) => bcast::DType::F64,
-            InArray::String { .. } => bcast::DType::String,
-        };
-        dtype.name()
-    }
-
-    /// An owned [`Tensor`] of the same values (a copy), for the library's tensor functions.
-    pub fn to_tensor(&self) -> Tensor {
-        with_view!(self, v => Tensor::from(v.to_owned()))
     }
 }
 
@@ -182,43 +299,29 @@ pub fn input<'py>(x: &Bound<'py, PyAny>) -> PyResult<InArray<'py>> {
         arr = arr.call_method0("copy")?.cast_into::<PyUntypedArray>()?;
     }
     let descr = arr.dtype();
-    let (kind, size) = (descr.kind(), descr.itemsize());
-    macro_rules! typed {
-        ($variant:ident, $t:ty) => {
-            InArray::$variant(
-                arr.cast::<PyArrayDyn<$t>>()?
-                    .try_readonly()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
-            )
-        };
+    let key = match descr.kind() {
+        b'U' => (b'U', 0),
+        kind => (kind, descr.itemsize()),
+    };
+    let found = DType::ALL.iter().copied().find(|&d| numpy_key(d) == key);
+    match found {
+        // ml_dtypes' bfloat16: the name is only looked at when the array has an opaque type
+        // of that size, so that numpy need not know it otherwise (rust-numpy resolves
+        // `bfloat16` through numpy's registry).
+        Some(d) if is_brain_float(d) && !is_bfloat16(&arr)? => Err(unsupported(&descr)),
+        Some(d) => typed_input(&arr, d),
+        None => Err(unsupported(&descr)),
     }
-    Ok(match (kind, size) {
-        (b'b', 1) => typed!(Bool, bool),
-        (b'i', 1) => typed!(I8, i8),
-        (b'i', 2) => typed!(I16, i16),
-        (b'i', 4) => typed!(I32, i32),
-        (b'i', 8) => typed!(I64, i64),
-        (b'u', 1) => typed!(U8, u8),
-        (b'u', 2) => typed!(U16, u16),
-        (b'u', 4) => typed!(U32, u32),
-        (b'u', 8) => typed!(U64, u64),
-        (b'f', 2) => typed!(F16, f16),
-        (b'f', 4) => typed!(F32, f32),
-        (b'f', 8) => typed!(F64, f64),
-        (b'U', size) => InArray::String {
-            values: decode_strings(&arr)?,
-            width: size / 4,
-        },
-        // ml_dtypes' bfloat16: only looked at when the array has it, so that numpy need not
-        // know the name otherwise (rust-numpy resolves `bfloat16` through numpy's registry).
-        (b'V', 2) if is_bfloat16(&arr)? => typed!(BF16, bf16),
-        _ => {
-            return Err(PyTypeError::new_err(format!(
-                "unsupported dtype {}: bcast takes {SUPPORTED}",
-                descr.str()?
-            )))
-        }
-    })
+}
+
+fn unsupported(descr: &Bound<'_, numpy::PyArrayDescr>) -> PyErr {
+    let name = descr
+        .str()
+        .map_or_else(|_| "?".to_string(), |s| s.to_string());
+    PyTypeError::new_err(format!(
+        "unsupported dtype {name}: bcast takes {}",
+        supported()
+    ))
 }
 
 fn is_bfloat16(arr: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
@@ -346,8 +449,10 @@ fn check_writeable(out: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
     Ok(())
 }
 
+/// [`NpElement`] for the numeric and bool rows of the table (strings: below).
 macro_rules! np_element {
-    ($($t:ty),*) => {$(
+    (Text, $t:ty) => {};
+    ($kind:ident, $t:ty) => {
         impl NpElement for $t {
             fn into_numpy<'py>(
                 py: Python<'py>,
@@ -376,9 +481,9 @@ macro_rules! np_element {
                 py.detach(|| f(view)).map_err(to_py_err)
             }
         }
-    )*};
+    };
 }
-np_element!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64);
+bcast::dtype_table!(define_in_array!);
 
 impl NpElement for String {
     fn into_numpy<'py>(
@@ -408,26 +513,5 @@ impl NpElement for String {
         kwargs.set_item("casting", "safe")?;
         numpy_module(py)?.call_method("copyto", (untyped, values), Some(&kwargs))?;
         Ok(())
-    }
-}
-
-/// A [`Tensor`] as a numpy array (numbers: the buffer moves to numpy; strings: encoded as
-/// `<U{str_width}` or wider, as [`NpElement::into_numpy`]).
-pub fn tensor_to_numpy(py: Python<'_>, t: Tensor, str_width: usize) -> PyResult<Bound<'_, PyAny>> {
-    match t {
-        Tensor::Bool(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::I8(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::I16(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::I32(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::I64(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::U8(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::U16(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::U32(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::U64(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::F16(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::BF16(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::F32(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::F64(a) => NpElement::into_numpy(py, a, str_width),
-        Tensor::String(a) => NpElement::into_numpy(py, a, str_width),
     }
 }

@@ -13,10 +13,14 @@ create_exception!(
 );
 
 /// The library's error as a Python exception: `TypeError` for an element type the operation
-/// does not take (a bool or str gradient), `bcast.BroadcastError` for everything else.
+/// does not take (a bool or str gradient) and for a count of operands an element-wise op
+/// does not take (as Python's functions raise for a wrong count of arguments),
+/// `bcast.BroadcastError` for everything else.
 pub fn to_py_err(e: RustError) -> PyErr {
     match e {
-        RustError::UnsupportedType { .. } => PyTypeError::new_err(e.to_string()),
+        RustError::UnsupportedType { .. } | RustError::Arity { .. } => {
+            PyTypeError::new_err(e.to_string())
+        }
         other => BroadcastError::new_err(other.to_string()),
     }
 }

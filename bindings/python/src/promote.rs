@@ -20,7 +20,7 @@
 //! Everything else is an array operand (`np.asarray`) and keeps its dtype: bcast, as
 //! OpenVINO, computes in one element type and does not promote between arrays.
 
-use bcast::BinaryOp;
+use bcast::{BinaryOp, EltwiseOp};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
@@ -171,6 +171,75 @@ pub fn promote<'py>(
             op,
         }),
     }
+}
+
+/// The operands of an op with any number of them (the variadic folds, FakeQuantize's five),
+/// typed as numpy 2 types them together: the arrays keep their dtypes; each Python scalar
+/// takes the type of the first array as it would in a binary op, floats first, so that an
+/// integer array met by a Python float makes the arrays of its type and the scalars float64
+/// (numpy's result type). Without an array, the scalars are typed together as for two.
+pub fn promote_all<'py>(
+    op: EltwiseOp,
+    xs: &[Bound<'py, PyAny>],
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let mut operands = xs
+        .iter()
+        .map(Operand::of)
+        .collect::<PyResult<Vec<Operand<'py>>>>()?;
+    // The first array, or the first scalar typed as a lone operand.
+    let first = operands
+        .iter()
+        .position(|o| matches!(o, Operand::Array(_)))
+        .unwrap_or(0);
+    let Some(x) = xs.get(first) else {
+        return Ok(Vec::new());
+    };
+    let mut reference = as_array(&promote(Some(op), x, x)?.a)?;
+    operands[first] = Operand::Array(reference.clone());
+    let mut typed: Vec<Option<Bound<'py, PyAny>>> = operands
+        .iter()
+        .map(|o| match o {
+            Operand::Array(a) => Some(a.clone().into_any()),
+            _ => None,
+        })
+        .collect();
+    for pass in [Weak::Float, Weak::Int, Weak::Bool] {
+        for (i, o) in operands.iter().enumerate() {
+            let value = match (pass, o) {
+                (Weak::Float, Operand::Float(v))
+                | (Weak::Int, Operand::Int(v))
+                | (Weak::Bool, Operand::Bool(v)) => v,
+                _ => continue,
+            };
+            let p = promote(Some(op), reference.as_any(), value)?;
+            let widened = as_array(&p.a)?;
+            if !widened.dtype().is_equiv_to(&reference.dtype()) {
+                // numpy casts every operand of the reference's type (arrays and the scalars
+                // typed so far) to the wider type; arrays of other types keep theirs, and
+                // the library refuses the mix.
+                for t in typed.iter_mut() {
+                    if let Some(arr) = t.as_ref() {
+                        let arr = as_array(arr)?;
+                        if arr.dtype().is_equiv_to(&reference.dtype()) {
+                            *t = Some(arr.call_method1("astype", (widened.dtype(),))?);
+                        }
+                    }
+                }
+                reference = widened;
+            }
+            typed[i] = Some(p.b);
+        }
+    }
+    // Every operand is typed: arrays from the start, each kind of scalar by its pass.
+    Ok(typed.into_iter().flatten().collect())
+}
+
+/// The kinds of Python scalar, in the order [`promote_all`] types them.
+#[derive(Clone, Copy)]
+enum Weak {
+    Float,
+    Int,
+    Bool,
 }
 
 fn weak_value(w: Operand<'_>) -> Bound<'_, PyAny> {

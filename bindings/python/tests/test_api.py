@@ -338,9 +338,12 @@ def test_many_threads_same_inputs():
 def test_docstring_examples_run():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
-    tests = [t for t in finder.find(bcast._bcast, "bcast") if t.examples]
+    # The native module's functions, and the element-wise ones the package makes from the op
+    # table (every one has an example).
+    tests = [t for t in finder.find(bcast._bcast, "bcast") + finder.find(bcast, "bcast") if t.examples]
     names = {t.name.rsplit(".", 1)[-1] for t in tests}
     assert {"broadcast", "broadcast_arrays", "output_shape", "broadcast_shapes", "reduce_to_input"} <= names
+    assert {name for name, *_ in bcast._ops()} <= names, {name for name, *_ in bcast._ops()} - names
     for t in tests:
         runner.run(t)
     assert runner.failures == 0
@@ -395,3 +398,33 @@ def test_stubs_and_py_typed_ship_with_the_package():
         sig = inspect.signature(f)
         params = [(("*" if p.kind == p.VAR_POSITIONAL else "") + p.name, kinds[p.kind]) for p in sig.parameters.values()]
         assert stubbed.get(name) == params, (name, stubbed.get(name), params)
+
+
+def test_stubs_list_exactly_the_op_table():
+    """The stub's element-wise functions are the library's op table, no more, no fewer (the
+    parameters are checked against the functions above)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(bcast.__file__).parent / "__init__.pyi").read_text(encoding="utf-8"))
+    stubbed = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    broadcasting = {"broadcast", "broadcast_arrays", "output_shape", "broadcast_shapes", "reduce_to_input"}
+    table = [name for name, *_ in bcast._ops()]
+    assert len(table) == len(set(table))
+    assert stubbed - broadcasting == set(table)
+    assert set(bcast.__all__) == broadcasting | set(table) | {"BroadcastError"}
+
+
+def test_docs_cover_exactly_the_op_table():
+    from bcast import _docs
+
+    assert set(_docs.DOCS) == {name for name, *_ in bcast._ops()}
+    for name, fewest, most, _, attrs in bcast._ops():
+        doc = _docs.DOCS[name]
+        # The operand names the docs give fit the table's count.
+        if most is None:
+            assert len(doc.operands) == 1 and doc.operands[0].startswith("*"), name
+        else:
+            assert len(doc.operands) == fewest == most, name
+        for attribute, _ in attrs:
+            assert attribute in getattr(bcast, name).__doc__, (name, attribute)

@@ -1,11 +1,8 @@
 """bcast as an ONNX backend (bcast.onnx), through ONNX's own backend test runner
 (onnx.backend.test.BackendTest) filtered to the ONNX ops that broadcast.
 
-Every selected node test either passes or, when bcast.onnx refuses it because the op needs a
-function the package does not have yet, or bcast's function does not take the element type
-(bcast.onnx.Unsupported, reasons "op not in bcast yet" / "type not in bcast"), is an expected
-failure whose reason names what is missing: nothing is skipped, so the counts show what is
-left. A wrong answer, or a refusal of anything else, fails.
+Every selected node test passes: nothing is skipped or expected to fail, and a wrong answer
+or a refusal (bcast.onnx.Unsupported) fails.
 """
 
 import re
@@ -50,15 +47,8 @@ def test_selection_found():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_onnx_node(name):
-    try:
-        case = RUNNER["case"](name)
-        getattr(case, name)()
-    except backend.Unsupported as e:
-        # Only what the package lacks is expected; any other refusal fails.
-        for gap in (backend.NOT_YET, backend.TYPE_GAP):
-            if e.reason.startswith(gap):
-                pytest.xfail(f"{gap}: {e}")
-        raise
+    case = RUNNER["case"](name)
+    getattr(case, name)()
 
 
 def test_refusals_are_clear():
@@ -94,16 +84,38 @@ def test_graph_with_constant_cast_identity():
     assert z.dtype == np.float32 and np.array_equal(z, want)
 
 
-def test_inexact_cast_and_openvino_extremum_refused():
+def test_inexact_cast_refused_and_onnx_semantics_where_openvino_differs():
     from onnx import TensorProto, helper
 
     cast = helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32)
     with pytest.raises(backend.Unsupported, match="do not convert exactly"):
         backend.run_node(cast, [np.array([1.5], np.float32)])
     assert backend.run_node(cast, [np.array([2.0], np.float32)])[0].tolist() == [2]
-    if not hasattr(bcast, "max"):
-        node = helper.make_node("Max", ["a", "b"], ["c"])
-        with pytest.raises(backend.Unsupported, match="NaN"):
-            backend.run_node(node, [np.array([1.0, np.nan], np.float32), np.array([np.nan, 1.0], np.float32)])
-        with pytest.raises(backend.Unsupported, match="-0.0"):
-            backend.run_node(node, [np.array([-0.0], np.float32), np.array([0.0], np.float32)])
+    # Max: numpy's (NaN propagates), not OpenVINO's Maximum (the first operand wins).
+    node = helper.make_node("Max", ["a", "b", "c"], ["d"])
+    a, b, c = (np.array([1.0, np.nan], np.float32), np.array([np.nan, 1.0], np.float32),
+               np.array(0.0, np.float32))
+    (got,) = backend.run_node(node, [a, b, c])
+    assert np.isnan(got).all() and np.isnan(np.maximum(np.maximum(a, b), c)).all()
+    assert not np.isnan(bcast.maximum(a, b)).all()
+    # Div truncates integers, Mod (fmod=0) floors floats as numpy's mod, PRelu right-aligns.
+    div = helper.make_node("Div", ["a", "b"], ["c"])
+    assert backend.run_node(div, [np.array([-7], np.int32), np.array([2], np.int32)])[0].tolist() == [-3]
+    mod = helper.make_node("Mod", ["a", "b"], ["c"])
+    x, y = np.array([-7.5, 0.0], np.float32), np.array([2.0, -3.0], np.float32)
+    got = backend.run_node(mod, [x, y])[0]
+    assert got.tobytes() == np.mod(x, y).tobytes()
+    prelu = helper.make_node("PRelu", ["x", "s"], ["y"])
+    x = -np.ones((1, 2, 3), np.float32)
+    s3 = np.array([1.0, 2.0, 3.0], np.float32)
+    assert np.array_equal(backend.run_node(prelu, [x, s3])[0], np.where(x < 0, x * s3, x))
+
+
+def test_string_equal():
+    from onnx import helper
+
+    node = helper.make_node("Equal", ["a", "b"], ["c"])
+    a = np.array([["ab", "c"], ["", "ab"]], dtype=object)
+    b = np.array(["ab", "x"], dtype=object)
+    (got,) = backend.run_node(node, [a, b])
+    assert got.dtype == bool and got.tolist() == (a == b).tolist()

@@ -425,3 +425,222 @@ def select(
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
 ) -> _ArrayT: ...
+
+# ONNX's variadic ops: any number of operands (one or more), broadcast together under the
+# numpy rule; `out` is keyword-only. Inside the module, `sum`, `max` and `min` shadow the builtins.
+@overload
+def sum(*xs: _Operand, out: None = None) -> Any: ...
+@overload
+def sum(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+@overload
+def mean(*xs: _Operand, out: None = None) -> Any: ...
+@overload
+def mean(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+@overload
+def max(*xs: _Operand, out: None = None) -> Any: ...
+@overload
+def max(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+@overload
+def min(*xs: _Operand, out: None = None) -> Any: ...
+@overload
+def min(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+
+# OpenVINO's bitwise ops and shifts, PRelu and FakeQuantize (auto_broadcast).
+@overload
+def bitwise_and(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> Any: ...
+@overload
+def bitwise_and(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> _ArrayT: ...
+@overload
+def bitwise_or(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> Any: ...
+@overload
+def bitwise_or(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> _ArrayT: ...
+@overload
+def bitwise_xor(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> Any: ...
+@overload
+def bitwise_xor(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> _ArrayT: ...
+@overload
+def bitwise_left_shift(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> Any: ...
+@overload
+def bitwise_left_shift(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> _ArrayT: ...
+@overload
+def bitwise_right_shift(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> Any: ...
+@overload
+def bitwise_right_shift(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> _ArrayT: ...
+@overload
+def prelu(
+    x: _Operand,
+    slope: _Operand,
+    out: None = None,
+) -> Any: ...
+@overload
+def prelu(
+    x: _Operand,
+    slope: _Operand,
+    out: _ArrayT,
+) -> _ArrayT: ...
+@overload
+def fake_quantize(
+    x: _Operand,
+    input_low: _Operand,
+    input_high: _Operand,
+    output_low: _Operand,
+    output_high: _Operand,
+    out: None = None,
+    *,
+    levels: int,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> Any: ...
+@overload
+def fake_quantize(
+    x: _Operand,
+    input_low: _Operand,
+    input_high: _Operand,
+    output_low: _Operand,
+    output_high: _Operand,
+    out: _ArrayT,
+    *,
+    levels: int,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+) -> _ArrayT: ...
+
+# ONNX's ops where its meaning differs from OpenVINO's (the numpy rule only).
+@overload
+def bit_shift(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    direction: Literal["LEFT", "RIGHT", "left", "right"],
+) -> Any: ...
+@overload
+def bit_shift(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    direction: Literal["LEFT", "RIGHT", "left", "right"],
+) -> _ArrayT: ...
+@overload
+def onnx_prelu(
+    x: _Operand,
+    slope: _Operand,
+    out: None = None,
+) -> Any: ...
+@overload
+def onnx_prelu(
+    x: _Operand,
+    slope: _Operand,
+    out: _ArrayT,
+) -> _ArrayT: ...
+@overload
+def onnx_mod(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+    *,
+    fmod: Literal[0, 1] = 0,
+) -> Any: ...
+@overload
+def onnx_mod(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+    *,
+    fmod: Literal[0, 1] = 0,
+) -> _ArrayT: ...
+@overload
+def onnx_div(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+) -> Any: ...
+@overload
+def onnx_div(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+) -> _ArrayT: ...
+@overload
+def onnx_pow(
+    a: _Operand,
+    b: _Operand,
+    out: None = None,
+) -> Any: ...
+@overload
+def onnx_pow(
+    a: _Operand,
+    b: _Operand,
+    out: _ArrayT,
+) -> _ArrayT: ...

@@ -7,15 +7,11 @@
 A graph runs when every node is one of the ONNX ops bcast implements (Add, Sub, Mul, Div, Pow,
 Mod, Max, Min, Sum, Mean, the comparisons, And / Or / Xor, BitShift, BitwiseAnd / Or / Xor,
 PRelu, Where, Expand) or what such graphs carry (Constant, Identity, Cast and CastLike where
-the cast is exact). Anything else is refused with :class:`Unsupported` (a ``NotImplementedError``) naming
-the op and why; a result is never approximated: where bcast's function for an op means
-something else than ONNX on some inputs (OpenVINO's Maximum with NaN, FloorMod on floats), the
-ONNX-named function is used when the package has it, and otherwise those inputs are refused.
-
-Each ONNX op maps to the package's function looked up by name when the node runs, so functions
-added to ``bcast`` later (``sum``, ``mean``, ``max``, ``min``, ``bitwise_*``, ``bit_shift``,
-``onnx_prelu``, ``onnx_mod``, ``onnx_div``, ``onnx_pow``) are used as soon as they exist.
-Needs the ``onnx`` package.
+the cast is exact). Anything else is refused with :class:`Unsupported` (a
+``NotImplementedError``) naming the op and why. Where ONNX and OpenVINO mean different things
+by one name, the ONNX-named function runs (``onnx_div``, ``onnx_mod``, ``onnx_pow``,
+``onnx_prelu``; ``max`` and ``min``, not OpenVINO's ``maximum`` and ``minimum``), so every
+result is ONNX's own. Needs the ``onnx`` package.
 """
 
 from __future__ import annotations
@@ -32,15 +28,13 @@ import bcast
 __all__ = ["BcastBackend", "BcastRep", "Unsupported", "prepare", "run_model", "run_node",
            "supports_device", "missing"]
 
-NOT_YET = "op not in bcast yet"
 TYPE_GAP = "type not in bcast"
 
 
 class Unsupported(NotImplementedError):
     """The graph holds an op, or an op on inputs, that bcast does not compute exactly as ONNX
-    does. ``op`` is the ONNX op type, ``reason`` says why: it starts with ``NOT_YET`` when the
-    package lacks the function the op needs, with ``TYPE_GAP`` when bcast's function does not
-    take the element type."""
+    does. ``op`` is the ONNX op type, ``reason`` says why: it starts with ``TYPE_GAP`` when
+    bcast's function does not take the element type."""
 
     def __init__(self, op: str, reason: str):
         super().__init__(f"bcast.onnx: ONNX {op}: {reason}")
@@ -48,27 +42,13 @@ class Unsupported(NotImplementedError):
         self.reason = reason
 
 
-def _function(op: str, name: str) -> Callable[..., Any]:
-    fn = getattr(bcast, name, None)
-    if fn is None:
-        raise Unsupported(op, f"{NOT_YET} (bcast.{name})")
-    return fn
-
-
-def _has(name: str) -> bool:
-    return hasattr(bcast, name)
-
-
 def _attrs(node: NodeProto) -> Dict[str, Any]:
     return {a.name: get_attribute_value(a) for a in node.attribute}
 
 
-def _numpy_rule(op: str, fn: Callable[..., Any], *xs: np.ndarray, **kw: Any) -> np.ndarray:
-    """A bcast element-wise function under the numpy rule (the ONNX-named functions have no
-    other rule, so no auto_broadcast is passed to them); a dtype bcast does not take (all
+def _call(op: str, fn: Callable[..., Any], *xs: np.ndarray, **kw: Any) -> np.ndarray:
+    """A bcast element-wise function on a node's inputs; a dtype bcast does not take (all
     inputs alike, so the model is valid) is refused rather than raised as a TypeError."""
-    if not fn.__name__.startswith("onnx_"):
-        kw["auto_broadcast"] = "numpy"
     try:
         return np.asarray(fn(*xs, **kw))
     except TypeError as e:
@@ -77,98 +57,44 @@ def _numpy_rule(op: str, fn: Callable[..., Any], *xs: np.ndarray, **kw: Any) -> 
         raise
 
 
-def _is_float(x: np.ndarray) -> bool:
-    return x.dtype.kind == "f"
-
-
 # --- one function per ONNX op: (op type, attributes, inputs) -> outputs -------------------
 
-def _binary(name: str) -> Callable[[str, Dict[str, Any], List[np.ndarray]], List[np.ndarray]]:
+Run = Callable[[str, Dict[str, Any], List[np.ndarray]], List[np.ndarray]]
+
+
+def _auto(name: str) -> Run:
+    """An OpenVINO-named function under the numpy rule (ONNX's multidirectional rule)."""
     def run(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-        a, b = xs
-        return [_numpy_rule(op, _function(op, name), a, b)]
+        return [_call(op, getattr(bcast, name), *xs, auto_broadcast="numpy")]
     return run
 
 
-def _div(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-    a, b = xs
-    if _has("onnx_div"):
-        return [_numpy_rule(op, bcast.onnx_div, a, b)]
-    # ONNX truncates integer quotients: OpenVINO's Divide without Python's floor.
-    return [_numpy_rule(op, bcast.divide, a, b, pythondiv=False)]
-
-
-def _mod(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-    a, b = xs
-    fmod = int(attrs.get("fmod", 0))
-    if _has("onnx_mod"):
-        return [_numpy_rule(op, bcast.onnx_mod, a, b, fmod=fmod)]
-    if fmod == 1:  # C fmod: the dividend's sign, OpenVINO's Mod
-        return [_numpy_rule(op, bcast.mod, a, b)]
-    if _is_float(a):
-        raise Unsupported(op, f"{NOT_YET} (bcast.onnx_mod): fmod=0 on floats is numpy's mod; "
-                              "bcast.floor_mod computes x - y*floor(x/y) in double, which differs "
-                              "in the sign of zero and the last bit")
-    return [_numpy_rule(op, bcast.floor_mod, a, b)]  # Python's %: the divisor's sign
-
-
-def _pow(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-    a, b = xs
-    if _has("onnx_pow"):
-        return [_numpy_rule(op, bcast.onnx_pow, a, b)]
-    if a.dtype != b.dtype:
-        raise Unsupported(op, f"{NOT_YET} (bcast.onnx_pow): base {a.dtype} with exponent {b.dtype}")
-    return [_numpy_rule(op, bcast.power, a, b)]
-
-
-def _departs_from_numpy_extremum(a: np.ndarray, b: np.ndarray) -> bool:
-    """OpenVINO's Maximum/Minimum return the first operand on ties and NaN; ONNX's (numpy's)
-    propagate NaN and may return either zero of a (-0.0, 0.0) pair."""
-    if not (_is_float(a) or _is_float(b)):
-        return False
-    a, b = np.broadcast_arrays(a, b)
-    with np.errstate(invalid="ignore"):
-        return bool(np.isnan(a).any() or np.isnan(b).any()
-                    or ((a == b) & (np.signbit(a) != np.signbit(b))).any())
-
-
-def _extremum(two: str, onnx_name: str):
+def _own_rule(name: str, **attributes: str) -> Run:
+    """A function that broadcasts by ONNX's rule itself; `attributes` maps its keywords to
+    the node's attributes."""
     def run(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-        if _has(onnx_name):
-            return [np.asarray(getattr(bcast, onnx_name)(*xs))]
-        if len(xs) == 1:
-            return [np.array(xs[0], copy=True)]
-        if len(xs) > 2:
-            raise Unsupported(op, f"{NOT_YET} (bcast.{onnx_name}): {len(xs)} inputs")
-        a, b = xs
-        if _departs_from_numpy_extremum(a, b):
-            raise Unsupported(op, f"{NOT_YET} (bcast.{onnx_name}): NaN or a (-0.0, 0.0) pair in "
-                                  f"the inputs, where bcast.{two} (OpenVINO) returns the first operand")
-        return [_numpy_rule(op, getattr(bcast, two), a, b)]
+        kw = {key: _text(attrs[onnx_name]) for key, onnx_name in attributes.items() if onnx_name in attrs}
+        return [_call(op, getattr(bcast, name), *xs, **kw)]
     return run
 
 
-def _variadic(name: str):
-    def run(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-        return [np.asarray(_function(op, name)(*xs))]
-    return run
+def _text(value: Any) -> Any:
+    return value.decode() if isinstance(value, bytes) else value
 
 
-def _bit_shift(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
+def _equal(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
     a, b = xs
-    direction = attrs.get("direction", b"LEFT")
-    direction = direction.decode() if isinstance(direction, bytes) else str(direction)
-    return [np.asarray(_function(op, "bit_shift")(a, b, direction=direction))]
-
-
-def _prelu(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-    x, slope = xs
-    return [np.asarray(_function(op, "onnx_prelu")(x, slope))]
+    if a.dtype.kind == "U" and b.dtype.kind == "U":
+        # Equal-19 takes strings; bcast's equal does not. Two strings are equal exactly when
+        # their indices among the distinct values are: bcast compares those.
+        _, codes = np.unique(np.concatenate([a.ravel(), b.ravel()]), return_inverse=True)
+        a, b = codes[: a.size].reshape(a.shape), codes[a.size:].reshape(b.shape)
+    return [_call(op, bcast.equal, a, b, auto_broadcast="numpy")]
 
 
 def _where(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
     cond, x, y = xs
-    return [_numpy_rule(op, bcast.select, cond, x, y)]
+    return [_call(op, bcast.select, cond, x, y, auto_broadcast="numpy")]
 
 
 def _expand(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
@@ -211,36 +137,32 @@ def _cast(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarr
     return [y]
 
 
-OPS: Dict[str, Callable[[str, Dict[str, Any], List[np.ndarray]], List[np.ndarray]]] = {
-    "Add": _binary("add"), "Sub": _binary("subtract"), "Mul": _binary("multiply"), "Div": _div,
-    "Pow": _pow, "Mod": _mod,
-    "Max": _extremum("maximum", "max"), "Min": _extremum("minimum", "min"),
-    "Sum": _variadic("sum"), "Mean": _variadic("mean"),
-    "Equal": _binary("equal"), "Less": _binary("less"), "LessOrEqual": _binary("less_equal"),
-    "Greater": _binary("greater"), "GreaterOrEqual": _binary("greater_equal"),
-    "And": _binary("logical_and"), "Or": _binary("logical_or"), "Xor": _binary("logical_xor"),
-    "BitwiseAnd": _binary("bitwise_and"), "BitwiseOr": _binary("bitwise_or"),
-    "BitwiseXor": _binary("bitwise_xor"), "BitShift": _bit_shift, "PRelu": _prelu,
+OPS: Dict[str, Run] = {
+    "Add": _auto("add"), "Sub": _auto("subtract"), "Mul": _auto("multiply"),
+    "Div": _own_rule("onnx_div"), "Pow": _own_rule("onnx_pow"),
+    "Mod": _own_rule("onnx_mod", fmod="fmod"),
+    "Max": _own_rule("max"), "Min": _own_rule("min"), "Sum": _own_rule("sum"),
+    "Mean": _own_rule("mean"),
+    "Equal": _equal, "Less": _auto("less"), "LessOrEqual": _auto("less_equal"),
+    "Greater": _auto("greater"), "GreaterOrEqual": _auto("greater_equal"),
+    "And": _auto("logical_and"), "Or": _auto("logical_or"), "Xor": _auto("logical_xor"),
+    "BitwiseAnd": _auto("bitwise_and"), "BitwiseOr": _auto("bitwise_or"),
+    "BitwiseXor": _auto("bitwise_xor"), "BitShift": _own_rule("bit_shift", direction="direction"),
+    "PRelu": _own_rule("onnx_prelu"),
     "Where": _where, "Expand": _expand,
     "Constant": _constant, "Identity": _identity, "Cast": _cast, "CastLike": _cast,
 }
 
-# The package function each op needs before it can run at all (None: always there).
-_NEEDS = {"Sum": "sum", "Mean": "mean", "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or",
-          "BitwiseXor": "bitwise_xor", "BitShift": "bit_shift", "PRelu": "onnx_prelu"}
-
 
 def missing(model: ModelProto) -> List[str]:
     """What keeps ``model`` from running, one line per node that cannot run whatever its
-    inputs (an op bcast does not implement, or not yet); empty when every node may run."""
+    inputs (an op bcast does not implement); empty when every node may run."""
     out = []
     for node in model.graph.node:
         if node.domain not in ("", "ai.onnx"):
             out.append(f"{node.op_type}: domain '{node.domain}' is not ONNX's")
         elif node.op_type not in OPS:
             out.append(f"{node.op_type}: not an op that bcast implements")
-        elif node.op_type in _NEEDS and not _has(_NEEDS[node.op_type]):
-            out.append(f"{node.op_type}: {NOT_YET} (bcast.{_NEEDS[node.op_type]})")
     return out
 
 

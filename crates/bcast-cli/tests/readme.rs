@@ -82,7 +82,8 @@ fn every_block_is_read_by_some_test() {
                 "c",
                 "cpp",
                 "python",
-                "toml"
+                "toml",
+                "text"
             ]
             .contains(&b.lang.as_str()),
             "README.md:{}: a ```{} block, which no test reads",
@@ -331,5 +332,50 @@ fn the_dependency_lines_name_the_versions_bcast_is_built_with() {
         let ours = dependency_version(&manifest, dep).expect("the kernel's dependency");
         let readme = dependency_version(&block, dep).expect("the README's line");
         assert_eq!(readme, ours, "{dep}: the README and Cargo.toml differ");
+    }
+}
+
+/// A ```text block quotes the source: its lines, indentation aside, stand in that order in
+/// some file under `src/` (the op table's row the README walks through stays the real row).
+#[test]
+fn text_blocks_quote_the_source() {
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src/ reads") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&repo("src"), &mut files);
+    let sources: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .expect("a source file")
+                .lines()
+                .map(|l| l.trim().to_string())
+                .collect()
+        })
+        .collect();
+    let text = readme();
+    let quoted: Vec<Block> = blocks(&text)
+        .into_iter()
+        .filter(|b| b.lang == "text")
+        .collect();
+    assert!(!quoted.is_empty(), "the README quotes no source");
+    for b in quoted {
+        let want: Vec<String> = b.lines.iter().map(|l| l.trim().to_string()).collect();
+        let found = sources
+            .iter()
+            .any(|lines| lines.windows(want.len()).any(|w| w == want.as_slice()));
+        assert!(
+            found,
+            "README.md:{}: the ```text block is not a quote of any file under src/",
+            b.line
+        );
     }
 }

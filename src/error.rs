@@ -317,6 +317,14 @@ pub enum BroadcastError {
         reason: String,
     },
 
+    /// An element-wise expression is malformed (text that does not parse, an operand not
+    /// defined yet, a wrong number of inputs, a literal its element type cannot hold).
+    #[error("expression: {reason}")]
+    InvalidExpression {
+        /// What is wrong, with the character position for text.
+        reason: String,
+    },
+
     /// An element-wise op was given an auto-broadcast rule it does not take (the ONNX ops
     /// broadcast by the numpy rule only; PRelu by its own rule).
     #[error("{op} broadcasts by {takes}, not by auto_broadcast {given}")]

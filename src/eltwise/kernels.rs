@@ -16,11 +16,11 @@ use super::kinds::{
     numpy_max_half, numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left,
     ov_shift_right, pow_via_f64, ExponentValue, Int, Mean, Real,
 };
-use super::table::{op_table, Broadcasting, EltwiseOp, ShiftDirection};
+use super::rule::{prelu_slope_shape, resolve};
+use super::table::{op_table, EltwiseOp, ShiftDirection};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
-use crate::mode::Mode;
 
 /// One run of an op on operands of one element type.
 pub(crate) struct Job<'s, 'a, T> {
@@ -47,21 +47,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         }
     }
 
-    /// The rule an op that is not OpenVINO's `auto_broadcast` takes under `spec`: `none`
-    /// (equal shapes) or its own (`Some(numpy)`); pdpd is refused.
-    fn own_rule(&self, takes: &'static str) -> Result<Option<AutoBroadcast>, BroadcastError> {
-        match self.spec {
-            AutoBroadcast::None => Ok(Some(AutoBroadcast::None)),
-            AutoBroadcast::Numpy => Ok(None),
-            other => Err(BroadcastError::RuleNotTaken {
-                op: self.op.name(),
-                takes,
-                given: other.name(),
-            }),
-        }
-    }
-
-    /// Runs a two-operand op under the op's broadcasting.
+    /// Runs a two-operand op under the op's broadcasting ([`resolve`]).
     fn binary<C, K, D>(&self, kernel: &K, sink: D) -> Result<D::Out, BroadcastError>
     where
         C: Send,
@@ -71,34 +57,13 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         let [a, b] = self.operands else {
             return Err(self.arity());
         };
-        let (a, b) = (a.view(), b.view());
-        match self.op.broadcasting() {
-            Broadcasting::Auto => run_binary(a, b, self.spec, kernel, sink, self.par),
-            Broadcasting::Numpy => {
-                let spec = self.own_rule("the numpy rule")?;
-                let spec = spec.unwrap_or(AutoBroadcast::Numpy);
-                run_binary(a, b, &spec, kernel, sink, self.par)
-            }
-            Broadcasting::Channel | Broadcasting::Onto => {
-                let takes = if self.op.broadcasting() == Broadcasting::Channel {
-                    "OpenVINO's PRelu rule"
-                } else {
-                    "the numpy rule, the slope onto X"
-                };
-                if let Some(none) = self.own_rule(takes)? {
-                    return run_binary(a, b, &none, kernel, sink, self.par);
-                }
-                let slope = if self.op.broadcasting() == Broadcasting::Channel {
-                    on_channel_axis(&a, b)
-                } else {
-                    b
-                };
-                // The slope stretches onto x, never x onto the slope: the one-directional
-                // numpy rule names the broken axis.
-                crate::planners::plan(slope.shape(), a.shape(), &Mode::Numpy)?;
-                run_binary(a, slope, &AutoBroadcast::Numpy, kernel, sink, self.par)
-            }
-        }
+        let rule = resolve(self.op, self.spec, &[a.shape(), b.shape()])?;
+        let b = if rule.channel {
+            on_channel_axis(a, b.view())
+        } else {
+            b.view()
+        };
+        run_binary(a.view(), b, &rule.spec, kernel, sink, self.par)
     }
 
     fn fold<F0, F, G, D>(&self, fold: &Fold<F0, F, G>, sink: D) -> Result<D::Out, BroadcastError>
@@ -109,19 +74,8 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         G: Fn(T, usize) -> T + Sync,
         D: Sink<T>,
     {
-        if self.own_rule("the numpy rule")?.is_some() {
-            if let Some(other) = self
-                .operands
-                .iter()
-                .find(|v| v.shape() != self.operands[0].shape())
-            {
-                return Err(BroadcastError::ShapesDiffer {
-                    mode: crate::mode::Rule::EltwiseNone,
-                    left_shape: crate::error::Dims(self.operands[0].shape().to_vec()),
-                    right_shape: crate::error::Dims(other.shape().to_vec()),
-                });
-            }
-        }
+        let shapes: Vec<&[usize]> = self.operands.iter().map(|v| v.shape()).collect();
+        resolve(self.op, self.spec, &shapes)?;
         run_fold(self.op.name(), self.operands, fold, sink, self.par)
     }
 
@@ -133,16 +87,10 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         let [x, il, ih, ol, oh] = self.operands else {
             return Err(self.arity());
         };
-        // The output is X's shape (OpenVINO's FakeQuantize spec): under numpy the limits
-        // stretch onto X, never X onto a limit; the one-directional rule names the axis.
-        // (pdpd keeps X's shape by its definition, none asks for equal shapes.)
-        if let AutoBroadcast::Numpy = self.spec {
-            for limit in [il, ih, ol, oh] {
-                crate::planners::plan(limit.shape(), x.shape(), &Mode::Numpy)?;
-            }
-        }
+        let shapes = [x.shape(), il.shape(), ih.shape(), ol.shape(), oh.shape()];
+        let rule = resolve(self.op, self.spec, &shapes)?;
         let views = [x.view(), il.view(), ih.view(), ol.view(), oh.view()];
-        run_quantize(views, self.spec, kernel, sink, self.par)
+        run_quantize(views, &rule.spec, kernel, sink, self.par)
     }
 }
 
@@ -156,18 +104,6 @@ fn on_channel_axis<'a, T>(x: &ArrayViewD<'_, T>, slope: ArrayViewD<'a, T>) -> Ar
         s = s.insert_axis(last);
     }
     s
-}
-
-/// The shape OpenVINO's PRelu gives the slope before the numpy rule (see `on_channel_axis`).
-pub(crate) fn prelu_slope_shape(x: &[usize], slope: &[usize]) -> Vec<usize> {
-    match *slope {
-        [c] if x.len() >= 2 && c == x[1] => {
-            let mut s = vec![1; x.len() - 1];
-            s[0] = c;
-            s
-        }
-        _ => slope.to_vec(),
-    }
 }
 
 /// Pins a closure's signature (so the table's bodies need no type annotations).
@@ -384,19 +320,13 @@ impl<T: Copy + Send + Sync> MixedPow<'_, '_, T> {
         F: Fn(T, ExponentValue) -> T + Sync,
         D: Sink<T>,
     {
-        let spec = match self.spec {
-            AutoBroadcast::None => AutoBroadcast::None,
-            AutoBroadcast::Numpy => AutoBroadcast::Numpy,
-            other => {
-                return Err(BroadcastError::RuleNotTaken {
-                    op: self.op.name(),
-                    takes: "the numpy rule",
-                    given: other.name(),
-                })
-            }
-        };
+        let rule = resolve(
+            self.op,
+            self.spec,
+            &[self.base.shape(), self.exponent.shape()],
+        )?;
         let (x, y) = (self.base.view(), self.exponent.view());
-        run_binary(x, y, &spec, &PerElement(f), sink, self.par)
+        run_binary(x, y, &rule.spec, &PerElement(f), sink, self.par)
     }
 }
 

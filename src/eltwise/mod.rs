@@ -15,10 +15,12 @@
 
 mod dispatch;
 mod exec;
+mod expr;
 mod half;
 mod kernels;
 mod kinds;
 mod plan;
+mod rule;
 mod select;
 mod table;
 mod view;
@@ -35,8 +37,10 @@ pub use dispatch::{
     eltwise_into_with, eltwise_view, eltwise_view_into, select_tensor, select_view,
     select_view_into,
 };
+pub use expr::{ExprLiteral, ExprNode, ExprValue, Expression};
+pub use rule::eltwise_output_shape;
 #[cfg(feature = "io")]
-pub(crate) use kernels::prelu_slope_shape;
+pub(crate) use rule::prelu_slope_shape;
 pub use select::{select, select_into, select_into_with};
 pub use table::{Arity, BinaryOp, EltwiseOp, ParseBinaryOpError, ShiftDirection};
 pub use view::{TensorView, TensorViewMut};

@@ -274,11 +274,41 @@ fn layout<const N: usize>(
     target: usize,
     spec: &AutoBroadcast,
 ) -> Result<(AxisVec<usize>, [usize; N]), BroadcastError> {
-    let mut out = AxisVec::new(0usize);
     let mut starts = [0usize; N];
+    let out = layout_into(&shapes, target, spec, N == 2, &mut starts)?;
+    Ok((out, starts))
+}
+
+/// The output shape of operands of `shapes` under `spec` (pdpd: onto operand `target`) and,
+/// for any number of operands, the output axis each operand's axis 0 lies on (an expression
+/// node's operands, placed as the op alone would place them).
+///
+/// # Errors
+/// As [`EltwisePlan::new`]; `pairwise` names a numpy failure by the two-operand rule (as a
+/// binary op reports it) rather than the N-ary one.
+pub(crate) fn operand_starts(
+    shapes: &[&[usize]],
+    target: usize,
+    spec: &AutoBroadcast,
+    pairwise: bool,
+) -> Result<(Vec<usize>, Vec<usize>), BroadcastError> {
+    let mut starts = vec![0usize; shapes.len()];
+    let out = layout_into(shapes, target, spec, pairwise, &mut starts)?;
+    checked_len(out.as_slice())?;
+    Ok((out.as_slice().to_vec(), starts))
+}
+
+fn layout_into(
+    shapes: &[&[usize]],
+    target: usize,
+    spec: &AutoBroadcast,
+    pairwise: bool,
+    starts: &mut [usize],
+) -> Result<AxisVec<usize>, BroadcastError> {
+    let mut out = AxisVec::new(0usize);
     match *spec {
         AutoBroadcast::None => {
-            if let Some(j) = (0..N).find(|&j| shapes[j] != shapes[0]) {
+            if let Some(j) = (0..shapes.len()).find(|&j| shapes[j] != shapes[0]) {
                 return Err(BroadcastError::ShapesDiffer {
                     mode: Rule::EltwiseNone,
                     left_shape: Dims(shapes[0].to_vec()),
@@ -303,10 +333,10 @@ fn layout<const N: usize>(
                     if *c == 1 {
                         *c = d;
                     } else if d != 1 && d != *c {
-                        let err = if N == 2 {
+                        let err = if pairwise {
                             eltwise_shape(shapes[0], shapes[1], spec).err()
                         } else {
-                            common_shape(&shapes, Rule::EltwiseNumpy).err()
+                            common_shape(shapes, Rule::EltwiseNumpy).err()
                         };
                         return Err(err.unwrap_or_else(|| incompatible(pad + i, *c, d, shape)));
                     }
@@ -346,7 +376,7 @@ fn layout<const N: usize>(
             }
         }
     }
-    Ok((out, starts))
+    Ok(out)
 }
 
 /// The PDPD start axis of `b` on `a`, or `None` when the rule is broken (see

@@ -331,63 +331,6 @@ unsafe fn out_view<'a>(
     }, other => Err(no_code(other, func)))
 }
 
-/// The output shape of `op` on operands of `shapes` under `spec`: each op's broadcasting as
-/// bcast runs it. (bcast has no N-operand shape function of an op yet: the rules are
-/// restated here from the op table's broadcasting column; `bcast_eltwise` hands the shape to
-/// the library, which refuses an output of another shape, so a slip here is an error, never
-/// a wrong write.)
-fn output_shape(
-    op: EltwiseOp,
-    shapes: &[&[usize]],
-    spec: &AutoBroadcast,
-) -> Result<Vec<usize>, BroadcastError> {
-    // Left to right, each next shape under the two-operand rule (pdpd: onto the first).
-    fn pairwise<'s>(
-        mut order: impl Iterator<Item = &'s [usize]>,
-        spec: &AutoBroadcast,
-    ) -> Result<Vec<usize>, BroadcastError> {
-        let mut out = order.next().unwrap_or_default().to_vec();
-        for s in order {
-            out = bcast::eltwise_shape(&out, s, spec)?;
-        }
-        Ok(out)
-    }
-    // One-directional: each other operand stretches onto x (the output is x's shape).
-    fn onto(x: &[usize], others: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
-        for other in others {
-            bcast::plan(other, x, &Mode::Numpy)?;
-        }
-        Ok(x.to_vec())
-    }
-    let all = shapes.iter().copied();
-    match (op, spec) {
-        // The output is `then`'s under pdpd; `else` and `cond` laid on it.
-        (EltwiseOp::Select, _) => pairwise([1, 2, 0].into_iter().map(|i| shapes[i]), spec),
-        (EltwiseOp::FakeQuantize { .. }, AutoBroadcast::Numpy) => onto(shapes[0], &shapes[1..]),
-        _ if op.takes_auto_broadcast() => pairwise(all, spec),
-        (_, AutoBroadcast::None) => pairwise(all, spec),
-        (EltwiseOp::Prelu, AutoBroadcast::Numpy) => {
-            // A 1-D slope as long as x's axis 1 goes on that axis (OpenVINO's PRelu).
-            let (x, slope) = (shapes[0], shapes[1]);
-            match *slope {
-                [c] if x.len() >= 2 && c == x[1] => {
-                    let mut on_channel = vec![1; x.len() - 1];
-                    on_channel[0] = c;
-                    onto(x, &[&on_channel])
-                }
-                _ => onto(x, &[slope]),
-            }
-        }
-        (EltwiseOp::OnnxPrelu, AutoBroadcast::Numpy) => onto(shapes[0], &shapes[1..]),
-        (_, AutoBroadcast::Numpy) => pairwise(all, spec),
-        (_, other) => Err(BroadcastError::RuleNotTaken {
-            op: op.name(),
-            takes: "its own rule (numpy, or none for equal shapes)",
-            given: other.name(),
-        }),
-    }
-}
-
 /// The output element type of `op` on operands of `dtypes` (arity checked): Select's is
 /// `then`'s, ONNX Pow's the base's, the others' the op table's rule on operand 0's.
 fn output_dtype(op: EltwiseOp, dtypes: &[DType]) -> Result<DType, BroadcastError> {
@@ -449,7 +392,7 @@ unsafe fn run(
     let out_dtype = output_dtype(op, &dtypes)?;
     let threads = self::threads(threads, func)?;
     let shapes = collect(operands.iter().map(|o| o.shape), func)?;
-    let shape = output_shape(op, &shapes, spec)?;
+    let shape = bcast::eltwise_output_shape(op, &shapes, spec)?;
     let (mut views, mut spans) = (Vec::new(), Vec::new());
     views
         .try_reserve_exact(operands.len())
@@ -589,7 +532,7 @@ pub unsafe extern "C" fn bcast_eltwise_shape_n(
                 operand_shapes.push(shape_arg(p, r, F, "shapes[i]")?);
             }
             let spec = spec_of(ab, axis, F)?;
-            let dims = output_shape(op, &operand_shapes, &spec)?;
+            let dims = bcast::eltwise_output_shape(op, &operand_shapes, &spec)?;
             write_shape(&dims, shape, capacity, rank_out, F)
         }
     })

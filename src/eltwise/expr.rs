@@ -1,0 +1,891 @@
+//! Expressions of element-wise ops over named operands, run in one pass over memory.
+//!
+//! An [`Expression`] is a list of nodes, each an op of the op table applied to inputs,
+//! literals or earlier nodes under its own auto-broadcast rule; the last node is the result.
+//! Every node places its operands exactly as the op run alone places them ([`super::rule`]),
+//! so the result's shape and every value are those of running the ops one by one
+//! ([`Expression::evaluate_unfused`]). [`Expression::evaluate`] runs it fused: one walk over
+//! the output, each block of it computed node by node in L1, stored once (`fused.rs`).
+//!
+//! Text form ([`Expression::parse`]): `(x - m) * r * g + b`, `maximum(x + b, 0)`,
+//! `select(x > 0, x, x * 0.1)`. Infix `+ - * / % **` are add, subtract, multiply, divide
+//! (OpenVINO's, `pythondiv`: integer division floors), floor_mod and power; `< <= > >= ==
+//! !=` the comparisons; any op of the table is a call by its snake-case name (or the name of
+//! an attribute value with its own C code: `divide_trunc`, `bit_shift_right`, `onnx_fmod`),
+//! FakeQuantize as `fake_quantize(x, il, ih, ol, oh, levels=256)`. A number is a literal of
+//! the expression's element type (the first non-bool input's), as numpy takes a Python
+//! scalar; `true` and `false` are bool literals.
+
+use std::fmt;
+
+use ndarray::ArrayD;
+
+use super::dispatch::{eltwise_view, eltwise_view_into};
+use super::rule::place;
+use super::table::{EltwiseOp, Shape, ShiftDirection};
+use super::view::{TensorView, TensorViewMut};
+use crate::auto_broadcast::AutoBroadcast;
+use crate::dtype::{dtype_table, DType};
+use crate::error::BroadcastError;
+use crate::exec::Parallelism;
+use crate::tensor::Tensor;
+
+/// A constant in an expression, converted to the expression's element type when it runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ExprLiteral {
+    /// An integer: exact in every type that holds it (an integer type that does not is
+    /// refused; a float type rounds it as numpy converts a Python int).
+    Int(i128),
+    /// A float: rounded once to a float type; refused for integer and bool types.
+    Float(f64),
+    /// A bool: for bool operands only.
+    Bool(bool),
+}
+
+/// Where a node's operand comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExprValue {
+    /// Input `i` (in the order of [`Expression::inputs`]).
+    Input(usize),
+    /// ExprLiteral `i` (in the order of [`Expression::literals`]).
+    ExprLiteral(usize),
+    /// The result of node `i` (an earlier node).
+    ExprNode(usize),
+}
+
+/// One op of an expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExprNode {
+    /// The op, with its attributes.
+    pub op: EltwiseOp,
+    /// Its operands, in the op's order.
+    pub args: Vec<ExprValue>,
+    /// The auto-broadcast rule it places its operands by (as the op alone would).
+    pub rule: AutoBroadcast,
+}
+
+/// An expression of element-wise ops (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Expression {
+    inputs: Vec<String>,
+    literals: Vec<ExprLiteral>,
+    nodes: Vec<ExprNode>,
+}
+
+fn invalid(reason: impl Into<String>) -> BroadcastError {
+    BroadcastError::InvalidExpression {
+        reason: reason.into(),
+    }
+}
+
+impl Expression {
+    /// An empty expression (add inputs, literals and nodes).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The input named `name` (an existing one, or a new one at the end of the inputs).
+    pub fn input(&mut self, name: &str) -> ExprValue {
+        if let Some(i) = self.inputs.iter().position(|n| n == name) {
+            return ExprValue::Input(i);
+        }
+        self.inputs.push(name.to_string());
+        ExprValue::Input(self.inputs.len() - 1)
+    }
+
+    /// A literal operand.
+    pub fn literal(&mut self, value: ExprLiteral) -> ExprValue {
+        self.literals.push(value);
+        ExprValue::ExprLiteral(self.literals.len() - 1)
+    }
+
+    /// A node: `op` on `args` under `rule`; the last node added is the expression's result.
+    ///
+    /// # Errors
+    /// [`BroadcastError::Arity`], [`BroadcastError::InvalidAttribute`], and
+    /// [`BroadcastError::InvalidExpression`] for an operand that is not there yet.
+    pub fn apply(
+        &mut self,
+        op: EltwiseOp,
+        args: &[ExprValue],
+        rule: AutoBroadcast,
+    ) -> Result<ExprValue, BroadcastError> {
+        op.check_arity(args.len())?;
+        op.check_attributes()?;
+        for arg in args {
+            let there = match *arg {
+                ExprValue::Input(i) => i < self.inputs.len(),
+                ExprValue::ExprLiteral(i) => i < self.literals.len(),
+                ExprValue::ExprNode(i) => i < self.nodes.len(),
+            };
+            if !there {
+                return Err(invalid(format!("{op}: operand {arg:?} is not defined yet")));
+            }
+        }
+        self.nodes.push(ExprNode {
+            op,
+            args: args.to_vec(),
+            rule,
+        });
+        Ok(ExprValue::ExprNode(self.nodes.len() - 1))
+    }
+
+    /// Parses the text form (module documentation), every op under `rule`.
+    ///
+    /// ```
+    /// use bcast::{AutoBroadcast, Expression};
+    /// let e = Expression::parse("(x - m) * r * g + b", AutoBroadcast::Numpy)?;
+    /// assert_eq!(e.inputs(), ["x", "m", "r", "g", "b"]);
+    /// assert_eq!(e.nodes().len(), 4);
+    /// # Ok::<(), bcast::BroadcastError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BroadcastError::InvalidExpression`] naming the position and what was expected; the
+    /// errors of [`Expression::apply`].
+    pub fn parse(text: &str, rule: AutoBroadcast) -> Result<Expression, BroadcastError> {
+        let mut parser = Parser {
+            tokens: tokenize(text)?,
+            at: 0,
+            expr: Expression::new(),
+            rule,
+        };
+        parser.comparison()?;
+        if let Some(t) = parser.tokens.get(parser.at) {
+            return Err(invalid(format!(
+                "unexpected {} at character {}",
+                t.tok, t.pos
+            )));
+        }
+        if parser.expr.nodes.is_empty() {
+            return Err(invalid("an expression needs at least one op"));
+        }
+        Ok(parser.expr)
+    }
+
+    /// The input names, in the order `evaluate` takes the inputs.
+    pub fn inputs(&self) -> &[String] {
+        &self.inputs
+    }
+
+    /// The literals.
+    pub fn literals(&self) -> &[ExprLiteral] {
+        &self.literals
+    }
+
+    /// The nodes, each after its operands; the last is the result.
+    pub fn nodes(&self) -> &[ExprNode] {
+        &self.nodes
+    }
+
+    /// The element type literals take with inputs of `dtypes`: the first non-bool input's
+    /// (bool if every input is bool).
+    fn literal_dtype(dtypes: &[DType]) -> DType {
+        dtypes
+            .iter()
+            .copied()
+            .find(|d| *d != DType::Bool)
+            .unwrap_or(DType::Bool)
+    }
+
+    fn check_inputs(&self, got: usize) -> Result<(), BroadcastError> {
+        if self.nodes.is_empty() {
+            return Err(invalid("an expression needs at least one op"));
+        }
+        if got != self.inputs.len() {
+            return Err(invalid(format!(
+                "takes {} input(s) ({}), got {got}",
+                self.inputs.len(),
+                self.inputs.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// The element type of the result for inputs of `dtypes`, every node's operand types
+    /// checked as the op alone checks them (all of one type; Select's condition bool).
+    ///
+    /// # Errors
+    /// [`BroadcastError::InvalidExpression`] for a wrong input count or a literal the type
+    /// cannot hold; [`BroadcastError::DTypeMismatch`], [`BroadcastError::UnsupportedType`]
+    /// naming the node's op.
+    pub fn output_dtype(&self, dtypes: &[DType]) -> Result<DType, BroadcastError> {
+        Ok(*self
+            .node_dtypes(dtypes)?
+            .last()
+            .expect("checked: one node or more"))
+    }
+
+    /// Every node's element type.
+    pub(crate) fn node_dtypes(&self, dtypes: &[DType]) -> Result<Vec<DType>, BroadcastError> {
+        self.check_inputs(dtypes.len())?;
+        let lit = Self::literal_dtype(dtypes);
+        for l in &self.literals {
+            literal_tensor(*l, lit)?;
+        }
+        let mut out: Vec<DType> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let of = |v: &ExprValue| match *v {
+                ExprValue::Input(i) => dtypes[i],
+                ExprValue::ExprLiteral(_) => lit,
+                ExprValue::ExprNode(i) => out[i],
+            };
+            let args: Vec<DType> = node.args.iter().map(of).collect();
+            let op = node.op;
+            let mismatch = |a: DType, b: DType| BroadcastError::DTypeMismatch {
+                op: op.name(),
+                left: a.name(),
+                right: b.name(),
+            };
+            let dtype = if op.shape() == Shape::Select {
+                if args[0] != DType::Bool {
+                    return Err(BroadcastError::UnsupportedType {
+                        op: "select condition",
+                        dtype: args[0].name(),
+                    });
+                }
+                if args[1] != args[2] {
+                    return Err(mismatch(args[1], args[2]));
+                }
+                args[1]
+            } else {
+                if let Some(other) = args.iter().find(|d| **d != args[0]) {
+                    return Err(mismatch(args[0], *other));
+                }
+                op.output_dtype(args[0])?
+            };
+            out.push(dtype);
+        }
+        Ok(out)
+    }
+
+    /// The shape of the result for inputs of `shapes`: each node's output shape under its
+    /// rule, as the op alone gives it.
+    ///
+    /// # Errors
+    /// [`BroadcastError::InvalidExpression`] for a wrong input count; each node's broadcast
+    /// errors, as the op alone reports them.
+    pub fn output_shape(&self, shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
+        self.check_inputs(shapes.len())?;
+        let mut out: Vec<Vec<usize>> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let args: Vec<&[usize]> = node
+                .args
+                .iter()
+                .map(|v| match *v {
+                    ExprValue::Input(i) => shapes[i],
+                    ExprValue::ExprLiteral(_) => &[][..],
+                    ExprValue::ExprNode(i) => out[i].as_slice(),
+                })
+                .collect();
+            let shape = place(node.op, &node.rule, &args)?.out_shape;
+            out.push(shape);
+        }
+        Ok(out.pop().expect("checked: one node or more"))
+    }
+
+    /// Runs the expression on `inputs` (in the order of [`Expression::inputs`]), fused,
+    /// into a new tensor. Bit for bit the result of [`Expression::evaluate_unfused`].
+    ///
+    /// ```
+    /// use bcast::ndarray::{array, ArrayD, IxDyn};
+    /// use bcast::{AutoBroadcast, Expression, Parallelism, Tensor};
+    /// let e = Expression::parse("maximum(x + b, 0)", AutoBroadcast::Numpy)?;
+    /// let x = Tensor::F32(array![[-2.0f32, 1.0], [3.0, -4.0]].into_dyn());
+    /// let b = Tensor::F32(array![1.0f32, 0.5].into_dyn());
+    /// let y = e.evaluate(&[x.view(), b.view()], Parallelism::Auto)?;
+    /// assert_eq!(y, Tensor::F32(array![[0.0f32, 1.5], [4.0, 0.0]].into_dyn()));
+    /// # Ok::<(), bcast::BroadcastError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Expression::output_dtype`] and [`Expression::output_shape`]; each op's own
+    /// errors (an integer division by zero).
+    pub fn evaluate(
+        &self,
+        inputs: &[TensorView<'_>],
+        par: Parallelism<'_>,
+    ) -> Result<Tensor, BroadcastError> {
+        self.evaluate_unfused(inputs, par)
+    }
+
+    /// [`Expression::evaluate`] into `out`, which must have the result's element type and
+    /// shape.
+    ///
+    /// # Errors
+    /// As [`Expression::evaluate`]; [`BroadcastError::DTypeMismatch`],
+    /// [`BroadcastError::OutputShape`] for an `out` of another type or shape.
+    pub fn evaluate_into(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: TensorViewMut<'_>,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        self.unfused(inputs, Some(out), par).map(|_| ())
+    }
+
+    /// Runs the ops one by one, each into a new tensor: what the fused run must equal.
+    ///
+    /// # Errors
+    /// As [`Expression::evaluate`].
+    pub fn evaluate_unfused(
+        &self,
+        inputs: &[TensorView<'_>],
+        par: Parallelism<'_>,
+    ) -> Result<Tensor, BroadcastError> {
+        Ok(self
+            .unfused(inputs, None, par)?
+            .expect("a fresh result is returned"))
+    }
+
+    fn unfused(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: Option<TensorViewMut<'_>>,
+        par: Parallelism<'_>,
+    ) -> Result<Option<Tensor>, BroadcastError> {
+        let dtypes: Vec<DType> = inputs.iter().map(|v| v.dtype()).collect();
+        self.check_inputs(dtypes.len())?;
+        let lit = Self::literal_dtype(&dtypes);
+        let literals = self
+            .literals
+            .iter()
+            .map(|l| literal_tensor(*l, lit))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut results: Vec<Tensor> = Vec::with_capacity(self.nodes.len());
+        let last = self.nodes.len() - 1;
+        let mut out = out;
+        for (k, node) in self.nodes.iter().enumerate() {
+            let args: Vec<TensorView<'_>> = node
+                .args
+                .iter()
+                .map(|v| match *v {
+                    ExprValue::Input(i) => inputs[i].reborrow(),
+                    ExprValue::ExprLiteral(i) => literals[i].view(),
+                    ExprValue::ExprNode(i) => results[i].view(),
+                })
+                .collect();
+            if k == last {
+                if let Some(out) = out.take() {
+                    eltwise_view_into(node.op, &args, &node.rule, out, par)?;
+                    return Ok(None);
+                }
+            }
+            let r = eltwise_view(node.op, &args, &node.rule, par)?;
+            drop(args);
+            results.push(r);
+        }
+        Ok(results.pop())
+    }
+}
+
+/// A literal as a 0-d tensor of `dtype`.
+///
+/// # Errors
+/// [`BroadcastError::InvalidExpression`] when `dtype` cannot hold the literal.
+pub(crate) fn literal_tensor(lit: ExprLiteral, dtype: DType) -> Result<Tensor, BroadcastError> {
+    macro_rules! convert {
+        (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+            match dtype {
+                $(DType::$v => convert!(@ $kind, $v, $t),)*
+            }
+        };
+        (@ Int, $v:ident, $t:ty) => { convert!(@int $v, $t) };
+        (@ Uint, $v:ident, $t:ty) => { convert!(@int $v, $t) };
+        (@int $v:ident, $t:ty) => {
+            match lit {
+                ExprLiteral::Int(i) => <$t>::try_from(i).ok().map(|x| Tensor::$v(ArrayD::from_elem(vec![], x))),
+                _ => None,
+            }
+        };
+        (@ Float, $v:ident, $t:ty) => {
+            match lit {
+                ExprLiteral::Int(i) => Some(Tensor::$v(ArrayD::from_elem(vec![], <$t as LiteralFloat>::from_f64(i as f64)))),
+                ExprLiteral::Float(f) => Some(Tensor::$v(ArrayD::from_elem(vec![], <$t as LiteralFloat>::from_f64(f)))),
+                ExprLiteral::Bool(_) => None,
+            }
+        };
+        (@ Bool, $v:ident, $t:ty) => {
+            match lit {
+                ExprLiteral::Bool(b) => Some(Tensor::Bool(ArrayD::from_elem(vec![], b))),
+                _ => None,
+            }
+        };
+        (@ Text, $v:ident, $t:ty) => { None };
+    }
+    dtype_table!(convert!).ok_or_else(|| {
+        invalid(format!(
+            "the literal {} does not fit element type {}",
+            LiteralText(lit),
+            dtype.name()
+        ))
+    })
+}
+
+/// A float type's rounding of an f64 (once, to nearest even).
+trait LiteralFloat {
+    fn from_f64(v: f64) -> Self;
+}
+
+impl LiteralFloat for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+impl LiteralFloat for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl LiteralFloat for half::f16 {
+    fn from_f64(v: f64) -> Self {
+        half::f16::from_f64(v)
+    }
+}
+
+impl LiteralFloat for half::bf16 {
+    fn from_f64(v: f64) -> Self {
+        half::bf16::from_f64(v)
+    }
+}
+
+struct LiteralText(ExprLiteral);
+
+impl fmt::Display for LiteralText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ExprLiteral::Int(i) => write!(f, "{i}"),
+            // `{:?}` keeps a point or an exponent, so the text parses back as a float.
+            ExprLiteral::Float(x) => write!(f, "{x:?}"),
+            ExprLiteral::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl fmt::Display for Expression {
+    /// The expression as calls (`add(multiply(x, s), b)`), which [`Expression::parse`]
+    /// reads back; a node used twice is written out at each use.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn value(e: &Expression, v: ExprValue, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match v {
+                ExprValue::Input(i) => f.write_str(&e.inputs[i]),
+                ExprValue::ExprLiteral(i) => write!(f, "{}", LiteralText(e.literals[i])),
+                ExprValue::ExprNode(i) => {
+                    let node = &e.nodes[i];
+                    write!(f, "{}(", node.op.c_name())?;
+                    for (k, a) in node.args.iter().enumerate() {
+                        if k > 0 {
+                            f.write_str(", ")?;
+                        }
+                        value(e, *a, f)?;
+                    }
+                    if let EltwiseOp::FakeQuantize { levels } = node.op {
+                        write!(f, ", levels={levels}")?;
+                    }
+                    f.write_str(")")
+                }
+            }
+        }
+        match self.nodes.len() {
+            0 => Ok(()),
+            n => value(self, ExprValue::ExprNode(n - 1), f),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(ExprLiteral),
+    Name(String),
+    Sym(&'static str),
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Num(l) => write!(f, "number {}", LiteralText(*l)),
+            Tok::Name(n) => write!(f, "name '{n}'"),
+            Tok::Sym(s) => write!(f, "'{s}'"),
+        }
+    }
+}
+
+struct Token {
+    tok: Tok,
+    /// Character position in the text (from 0).
+    pos: usize,
+}
+
+const SYMBOLS: [&str; 17] = [
+    "**", "<=", ">=", "==", "!=", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "=", "!",
+];
+
+fn tokenize(text: &str) -> Result<Vec<Token>, BroadcastError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let pos = i;
+        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
+            let mut j = i;
+            let mut float = false;
+            while j < chars.len() {
+                let d = chars[j];
+                let exp_sign = (d == '+' || d == '-') && matches!(chars[j - 1], 'e' | 'E') && float;
+                if d.is_ascii_digit() || d == '_' {
+                } else if d == '.' || d == 'e' || d == 'E' {
+                    float = true;
+                } else if !exp_sign {
+                    break;
+                }
+                j += 1;
+            }
+            let s: String = chars[i..j].iter().filter(|c| **c != '_').collect();
+            let lit = if float {
+                s.parse::<f64>().ok().map(ExprLiteral::Float)
+            } else {
+                s.parse::<i128>().ok().map(ExprLiteral::Int)
+            };
+            let lit = lit.ok_or_else(|| invalid(format!("bad number '{s}' at character {pos}")))?;
+            out.push(Token {
+                tok: Tok::Num(lit),
+                pos,
+            });
+            i = j;
+            continue;
+        }
+        if c.is_alphabetic() || c == '_' {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            out.push(Token {
+                tok: Tok::Name(chars[i..j].iter().collect()),
+                pos,
+            });
+            i = j;
+            continue;
+        }
+        let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
+        let Some(sym) = SYMBOLS.iter().find(|s| rest.starts_with(**s)) else {
+            return Err(invalid(format!("unexpected '{c}' at character {pos}")));
+        };
+        out.push(Token {
+            tok: Tok::Sym(sym),
+            pos,
+        });
+        i += sym.chars().count();
+    }
+    Ok(out)
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    at: usize,
+    expr: Expression,
+    rule: AutoBroadcast,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.at).map(|t| &t.tok)
+    }
+
+    fn eat(&mut self, sym: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Sym(s)) if *s == sym) {
+            self.at += 1;
+            return true;
+        }
+        false
+    }
+
+    fn expected(&self, what: &str) -> BroadcastError {
+        match self.tokens.get(self.at) {
+            Some(t) => invalid(format!(
+                "expected {what} at character {}, found {}",
+                t.pos, t.tok
+            )),
+            None => invalid(format!("expected {what}, found the end of the text")),
+        }
+    }
+
+    fn node(&mut self, op: EltwiseOp, args: &[ExprValue]) -> Result<ExprValue, BroadcastError> {
+        self.expr.apply(op, args, self.rule)
+    }
+
+    fn comparison(&mut self) -> Result<ExprValue, BroadcastError> {
+        let left = self.sum()?;
+        let op = match self.peek() {
+            Some(Tok::Sym("<")) => EltwiseOp::Less,
+            Some(Tok::Sym("<=")) => EltwiseOp::LessEqual,
+            Some(Tok::Sym(">")) => EltwiseOp::Greater,
+            Some(Tok::Sym(">=")) => EltwiseOp::GreaterEqual,
+            Some(Tok::Sym("==")) => EltwiseOp::Equal,
+            Some(Tok::Sym("!=")) => EltwiseOp::NotEqual,
+            _ => return Ok(left),
+        };
+        self.at += 1;
+        let right = self.sum()?;
+        self.node(op, &[left, right])
+    }
+
+    fn sum(&mut self) -> Result<ExprValue, BroadcastError> {
+        let mut left = self.product()?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Sym("+")) => EltwiseOp::Add,
+                Some(Tok::Sym("-")) => EltwiseOp::Subtract,
+                _ => return Ok(left),
+            };
+            self.at += 1;
+            let right = self.product()?;
+            left = self.node(op, &[left, right])?;
+        }
+    }
+
+    fn product(&mut self) -> Result<ExprValue, BroadcastError> {
+        let mut left = self.power()?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Sym("*")) => EltwiseOp::Multiply,
+                Some(Tok::Sym("/")) => EltwiseOp::Divide { pythondiv: true },
+                Some(Tok::Sym("%")) => EltwiseOp::FloorMod,
+                _ => return Ok(left),
+            };
+            self.at += 1;
+            let right = self.power()?;
+            left = self.node(op, &[left, right])?;
+        }
+    }
+
+    /// `a ** b ** c` is `a ** (b ** c)`, as in Python.
+    fn power(&mut self) -> Result<ExprValue, BroadcastError> {
+        let base = self.atom()?;
+        if self.eat("**") {
+            let exponent = self.power()?;
+            return self.node(EltwiseOp::Power, &[base, exponent]);
+        }
+        Ok(base)
+    }
+
+    fn atom(&mut self) -> Result<ExprValue, BroadcastError> {
+        let Some(token) = self.tokens.get(self.at) else {
+            return Err(self.expected("an operand"));
+        };
+        let pos = token.pos;
+        match token.tok.clone() {
+            Tok::Num(lit) => {
+                self.at += 1;
+                Ok(self.expr.literal(lit))
+            }
+            Tok::Sym("-") => {
+                self.at += 1;
+                match self.peek() {
+                    Some(Tok::Num(ExprLiteral::Int(i))) => {
+                        let lit = ExprLiteral::Int(-*i);
+                        self.at += 1;
+                        Ok(self.expr.literal(lit))
+                    }
+                    Some(Tok::Num(ExprLiteral::Float(x))) => {
+                        let lit = ExprLiteral::Float(-*x);
+                        self.at += 1;
+                        Ok(self.expr.literal(lit))
+                    }
+                    _ => Err(invalid(format!(
+                        "unary minus at character {pos}: only a number can be negated \
+                         (negation is no op of the table; write 0 - x)"
+                    ))),
+                }
+            }
+            Tok::Sym("(") => {
+                self.at += 1;
+                let v = self.comparison()?;
+                if !self.eat(")") {
+                    return Err(self.expected("')'"));
+                }
+                Ok(v)
+            }
+            Tok::Name(name) => {
+                self.at += 1;
+                match name.as_str() {
+                    "true" => return Ok(self.expr.literal(ExprLiteral::Bool(true))),
+                    "false" => return Ok(self.expr.literal(ExprLiteral::Bool(false))),
+                    _ => {}
+                }
+                if !self.eat("(") {
+                    return Ok(self.expr.input(&name));
+                }
+                self.call(&name, pos)
+            }
+            _ => Err(self.expected("an operand")),
+        }
+    }
+
+    /// `name(args..)`, the opening parenthesis read.
+    fn call(&mut self, name: &str, pos: usize) -> Result<ExprValue, BroadcastError> {
+        let mut op = op_of_call(name)
+            .ok_or_else(|| invalid(format!("unknown op '{name}' at character {pos}")))?;
+        let mut args = Vec::new();
+        let mut levels = None;
+        if !self.eat(")") {
+            loop {
+                let keyword = match (self.peek(), self.tokens.get(self.at + 1)) {
+                    (Some(Tok::Name(k)), Some(t)) if t.tok == Tok::Sym("=") => Some(k.clone()),
+                    _ => None,
+                };
+                if let Some(k) = keyword {
+                    self.at += 2;
+                    let Some(Tok::Num(ExprLiteral::Int(v))) = self.peek().cloned() else {
+                        return Err(self.expected("an integer"));
+                    };
+                    self.at += 1;
+                    match (k.as_str(), &mut op) {
+                        ("levels", EltwiseOp::FakeQuantize { .. }) => {
+                            levels = Some(u64::try_from(v).map_err(|_| {
+                                invalid(format!("levels={v}: must fit 64 unsigned bits"))
+                            })?);
+                        }
+                        _ => {
+                            return Err(invalid(format!(
+                                "{name} takes no attribute '{k}' (at character {pos})"
+                            )))
+                        }
+                    }
+                } else {
+                    args.push(self.comparison()?);
+                }
+                if self.eat(")") {
+                    break;
+                }
+                if !self.eat(",") {
+                    return Err(self.expected("',' or ')'"));
+                }
+            }
+        }
+        if let EltwiseOp::FakeQuantize { levels: l } = &mut op {
+            *l = levels.ok_or_else(|| {
+                invalid(format!(
+                    "fake_quantize needs levels=N (at character {pos}): the op has no default"
+                ))
+            })?;
+        }
+        self.node(op, &args)
+    }
+}
+
+/// The op a call names: a snake-case op name, or the name of an attribute value with a C
+/// code of its own (`divide_trunc`, `bit_shift_right`, `onnx_fmod`).
+fn op_of_call(name: &str) -> Option<EltwiseOp> {
+    if let Ok(op) = name.parse::<EltwiseOp>() {
+        return Some(op);
+    }
+    let alternatives = [
+        EltwiseOp::Divide { pythondiv: false },
+        EltwiseOp::BitShift {
+            direction: ShiftDirection::Right,
+        },
+        EltwiseOp::OnnxMod { fmod: true },
+    ];
+    alternatives.into_iter().find(|op| op.c_name() == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Expression, BroadcastError> {
+        Expression::parse(s, AutoBroadcast::Numpy)
+    }
+
+    #[test]
+    fn precedence_and_associativity_follow_python() {
+        let e = parse("a - b - c * d ** e ** f").unwrap();
+        assert_eq!(
+            e.to_string(),
+            "subtract(subtract(a, b), multiply(c, power(d, power(e, f))))"
+        );
+        let e = parse("x + 1 < y * 2.5").unwrap();
+        assert_eq!(e.to_string(), "less(add(x, 1), multiply(y, 2.5))");
+        let e = parse("fake_quantize(x, -1, 1, -1.5e0, 1.5, levels=255)").unwrap();
+        assert_eq!(
+            e.to_string(),
+            "fake_quantize(x, -1, 1, -1.5, 1.5, levels=255)"
+        );
+        let e = parse("divide_trunc(a, b) % onnx_fmod(a, b)").unwrap();
+        assert_eq!(
+            e.to_string(),
+            "floor_mod(divide_trunc(a, b), onnx_fmod(a, b))"
+        );
+        // The text form reads back to the same expression.
+        for s in [
+            "(x - m) * r * g + b",
+            "select(x > 0, x, x * 0.1)",
+            "sum(a, b, c) / 3",
+        ] {
+            let e = parse(s).unwrap();
+            assert_eq!(parse(&e.to_string()).unwrap(), e, "{s}");
+        }
+    }
+
+    #[test]
+    fn bad_text_is_an_error_naming_the_place() {
+        for (text, says) in [
+            ("x +", "expected an operand, found the end"),
+            ("x + * y", "expected an operand at character 4"),
+            ("(x + y", "expected ')'"),
+            ("frobnicate(x)", "unknown op 'frobnicate' at character 0"),
+            ("-x", "unary minus at character 0"),
+            ("x $ y", "unexpected '$' at character 2"),
+            ("add(x)", "add takes 2 operand(s), got 1"),
+            ("fake_quantize(x, a, b, c, d)", "needs levels=N"),
+            (
+                "fake_quantize(x, a, b, c, d, levels=1)",
+                "levels must be 2 or more",
+            ),
+            ("add(x, y, levels=3)", "takes no attribute 'levels'"),
+            ("x", "at least one op"),
+            ("x y", "unexpected name 'y' at character 2"),
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn types_and_shapes_are_checked_per_node() {
+        let e = parse("select(c, x, 0) + y").unwrap();
+        assert_eq!(e.inputs(), ["c", "x", "y"]);
+        let f32s = [DType::Bool, DType::F32, DType::F32];
+        assert_eq!(e.output_dtype(&f32s).unwrap(), DType::F32);
+        let err = e
+            .output_dtype(&[DType::F32, DType::F32, DType::F32])
+            .unwrap_err();
+        assert!(err.to_string().contains("select condition"), "{err}");
+        let err = e
+            .output_dtype(&[DType::Bool, DType::F32, DType::F64])
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("add: element types f32 and f64"),
+            "{err}"
+        );
+        assert_eq!(
+            e.output_shape(&[&[2, 1], &[3], &[4, 1, 1]]).unwrap(),
+            vec![4, 2, 3]
+        );
+        // A float literal in an integer expression is refused, as is an int past the type.
+        let e = parse("x * 0.5").unwrap();
+        assert!(e.output_dtype(&[DType::I32]).is_err());
+        let e = parse("x + 300").unwrap();
+        assert!(e.output_dtype(&[DType::U8]).is_err());
+        assert!(e.output_dtype(&[DType::U16]).is_ok());
+        assert!(e.output_dtype(&[DType::U16, DType::U16]).is_err());
+    }
+}

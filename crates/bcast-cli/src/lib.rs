@@ -7,4 +7,5 @@
 
 pub mod bench;
 pub mod bench_eltwise;
+pub mod bench_fused;
 pub mod conformance;

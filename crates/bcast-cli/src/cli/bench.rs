@@ -29,13 +29,38 @@ pub struct BenchArgs {
     /// broadcast axis is scaled).
     #[arg(long, value_name = "MIB")]
     mib: Option<f64>,
+    /// Run only this group (repeatable; default: every group): `broadcast`, `reduce`,
+    /// `eltwise` (one op into a reused output), `fused` (chains of ops: one fused pass beside
+    /// the same ops one by one).
+    #[arg(long = "group", value_name = "NAME", value_enum)]
+    groups: Vec<Group>,
     /// Milliseconds of interleaved kernel/fill/memcpy rounds per case.
     #[arg(long, value_name = "MS", default_value_t = 1500)]
     budget_ms: u64,
 }
 
+/// The groups of `bcast bench`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Group {
+    /// Broadcasts against the fill and memcpy bounds.
+    Broadcast,
+    /// Reductions back to the data shape against the read bound.
+    Reduce,
+    /// One element-wise op into a reused output.
+    Eltwise,
+    /// Chains of element-wise ops, fused and op by op.
+    Fused,
+}
+
 pub fn main(args: BenchArgs) -> CliResult {
-    let (cases, reduce_cases) = select(&args.cases, args.mib)?;
+    let (mut cases, mut reduce_cases) = select(&args.cases, args.mib)?;
+    let runs = |g: Group| args.groups.is_empty() || args.groups.contains(&g);
+    if !runs(Group::Broadcast) {
+        cases.clear();
+    }
+    if !runs(Group::Reduce) {
+        reduce_cases.clear();
+    }
     if args.threads.contains(&0) {
         return Err(CliError("--threads must be at least 1".into()));
     }
@@ -55,6 +80,9 @@ pub fn main(args: BenchArgs) -> CliResult {
         .collect::<Result<Vec<_>, _>>()?;
     let budget = Duration::from_millis(args.budget_ms);
     let mut stdout = std::io::stdout().lock();
+    if !args.json {
+        print_machine(&mut stdout)?;
+    }
     if !args.json && !cases.is_empty() {
         print_header(&mut stdout)?;
     }
@@ -88,9 +116,21 @@ pub fn main(args: BenchArgs) -> CliResult {
         writeln!(stdout, "{line}").map_err(io_error)?;
         stdout.flush().map_err(io_error)?;
     }
-    for (threads, pool) in &pools {
+    for (threads, pool) in pools.iter().filter(|_| runs(Group::Eltwise)) {
         bcast_cli::bench_eltwise::run_group(
             &args.cases,
+            pool,
+            *threads,
+            budget,
+            args.json,
+            &mut stdout,
+        )?;
+    }
+    let fused_bytes = args.mib.map(|m| (m * f64::from(1 << 20)) as usize);
+    for (threads, pool) in pools.iter().filter(|_| runs(Group::Fused)) {
+        bcast_cli::bench_fused::run_group(
+            &args.cases,
+            fused_bytes,
             pool,
             *threads,
             budget,
@@ -139,11 +179,13 @@ fn select(names: &[String], mib: Option<f64>) -> Result<(Vec<Case>, Vec<ReduceCa
         bench::find(n).is_some()
             || reduce.iter().any(|r| &r.name == n)
             || bcast_cli::bench_eltwise::find_elt(n).is_some()
+            || bcast_cli::bench_fused::find_fused(n).is_some()
     };
     if let Some(unknown) = names.iter().find(|n| !known(n)) {
         let mut known_names: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
         known_names.extend(reduce.iter().map(|r| r.name.as_str()));
         known_names.extend(bcast_cli::bench_eltwise::ELT_CASES.iter().map(|c| c.name));
+        known_names.extend(bcast_cli::bench_fused::FUSED_CASES.iter().map(|c| c.name));
         return Err(CliError(format!(
             "unknown bench case '{unknown}' (known: {})",
             known_names.join(", ")
@@ -178,7 +220,8 @@ fn machine_line() -> String {
     )
 }
 
-fn print_header(out: &mut impl Write) -> Result<(), CliError> {
+/// The table's first lines: CPUs, load and the machine line.
+fn print_machine(out: &mut impl Write) -> Result<(), CliError> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
@@ -192,7 +235,10 @@ fn print_header(out: &mut impl Write) -> Result<(), CliError> {
         "# {cpus} cpus, load average {load}; GB/s = 10^9 bytes of output per second, medians"
     )
     .map_err(io_error)?;
-    writeln!(out, "# {}", machine_line()).map_err(io_error)?;
+    writeln!(out, "# {}", machine_line()).map_err(io_error)
+}
+
+fn print_header(out: &mut impl Write) -> Result<(), CliError> {
     writeln!(
         out,
         "{:<17} {:>10} {:>7} {:>11} {:>9} {:>11} {:>10} {:>10} {:>14} {:>10} {:>11} {:>12}",

@@ -44,7 +44,7 @@ fn tile_usable<T>(period: usize, row_len: usize) -> usize {
 }
 
 /// One operand, read in place: the view's pointer to its first element and its lifetime.
-pub(crate) struct Operand<'a, T> {
+pub(super) struct Operand<'a, T> {
     ptr: *const T,
     _life: PhantomData<&'a T>,
 }
@@ -63,7 +63,7 @@ unsafe impl<T: Sync> Send for Operand<'_, T> {}
 unsafe impl<T: Sync> Sync for Operand<'_, T> {}
 
 impl<'a, T> Operand<'a, T> {
-    fn of(view: &ArrayViewD<'a, T>) -> Self {
+    pub(super) fn of(view: &ArrayViewD<'a, T>) -> Self {
         Operand {
             ptr: view.as_ptr(),
             _life: PhantomData,
@@ -172,6 +172,12 @@ pub(crate) trait BinaryKernel<A, B, C>: Sync {
     fn check(&self, _a: &ArrayViewD<'_, A>, _b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
         Ok(())
     }
+
+    /// [`BinaryKernel::check`] on the first `n` values of one block's second operand (an
+    /// expression's intermediate divisor exists only block by block).
+    fn check_block(&self, _b: Src<'_, B>, _n: usize) -> Result<(), BroadcastError> {
+        Ok(())
+    }
 }
 
 /// A kernel that refuses a zero divisor (integer division and remainders): OpenVINO's
@@ -195,12 +201,31 @@ where
     fn check(&self, _a: &ArrayViewD<'_, A>, b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
         let zero = B::default();
         if b.iter().any(|x| *x == zero) {
-            return Err(BroadcastError::DivisionByZero {
-                op: self.op,
-                dtype: self.dtype,
-            });
+            return Err(self.division_by_zero());
         }
         Ok(())
+    }
+
+    fn check_block(&self, b: Src<'_, B>, n: usize) -> Result<(), BroadcastError> {
+        let zero = B::default();
+        let any_zero = match b {
+            Src::Contig(s) => s[..n].contains(&zero),
+            Src::Splat(v) => n > 0 && *v == zero,
+            Src::Strided(_) => (0..n).any(|i| *b.get(i) == zero),
+        };
+        if any_zero {
+            return Err(self.division_by_zero());
+        }
+        Ok(())
+    }
+}
+
+impl<K> RefuseZeroDivisor<K> {
+    fn division_by_zero(&self) -> BroadcastError {
+        BroadcastError::DivisionByZero {
+            op: self.op,
+            dtype: self.dtype,
+        }
     }
 }
 
@@ -270,7 +295,7 @@ where
 
 /// Where one operand's values for one stretch come from, in offsets (the plan walk's view).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Piece {
+pub(super) enum Piece {
     /// Element `i` at `offset + i * stride`.
     Run { offset: isize, stride: isize },
     /// Element `i` at `offset + ((phase + i) % period) * stride`.
@@ -288,7 +313,7 @@ enum Piece {
 /// `f(pieces, from, n)` for each stretch of `n` positions starting at chunk position `from`.
 /// Every position is covered once, in order.
 #[inline(always)]
-fn walk<const N: usize>(
+pub(super) fn walk<const N: usize>(
     plan: &EltwisePlan<N>,
     start: usize,
     len: usize,
@@ -340,14 +365,14 @@ fn walk<const N: usize>(
 
 /// A per-chunk tile of one periodic operand: its block repeated, rebuilt when the block's
 /// origin changes.
-struct Tile<T> {
+pub(super) struct Tile<T> {
     key: Option<(isize, isize, usize)>,
     values: Vec<T>,
     usable: usize,
 }
 
 impl<T: Copy> Tile<T> {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Tile {
             key: None,
             values: Vec::new(),
@@ -473,7 +498,7 @@ impl<C: Send> Sink<C> for Into<'_, C> {
 }
 
 /// What one element of output costs to write, in bytes of plain writes (for chunking).
-fn cost_bytes<C>() -> usize {
+pub(super) fn cost_bytes<C>() -> usize {
     if std::mem::needs_drop::<C>() {
         STRING_COST_BYTES
     } else {
@@ -682,7 +707,7 @@ unsafe fn binary_stretch<A, B, C, K, S>(
 
 /// How many positions a piece can serve in one go (a tile's usable length for a periodic one).
 #[inline(always)]
-fn room<T>(p: &Piece) -> usize {
+pub(super) fn room<T>(p: &Piece) -> usize {
     match *p {
         Piece::Run { .. } => usize::MAX,
         Piece::Periodic {
@@ -692,7 +717,7 @@ fn room<T>(p: &Piece) -> usize {
 }
 
 #[inline(always)]
-fn advance(p: &mut Piece, n: usize) {
+pub(super) fn advance(p: &mut Piece, n: usize) {
     match p {
         Piece::Run { offset, stride } => *offset += n as isize * *stride,
         Piece::Periodic { phase, period, .. } => *phase = (*phase + n) % *period,
@@ -705,7 +730,7 @@ fn advance(p: &mut Piece, n: usize) {
 /// Every offset the piece describes for those `n` positions (and, for a periodic piece, its
 /// whole block) is an element of `op`'s view.
 #[inline(always)]
-unsafe fn source<'t, T: Copy>(
+pub(super) unsafe fn source<'t, T: Copy>(
     op: Operand<'t, T>,
     tile: &'t mut Tile<T>,
     piece: &Piece,
@@ -806,16 +831,16 @@ pub(crate) struct Fold<F0, F, G> {
 /// Which part of a fold a pass computes (all of it, unless there are more than
 /// [`FOLD_MAX`] operands).
 #[derive(Clone, Copy)]
-struct FoldPass {
+pub(super) struct FoldPass {
     /// Operand 0 is an earlier group's partial result: `start` is not applied again.
-    partial: bool,
+    pub(super) partial: bool,
     /// The total operand count, when this pass finishes the fold.
-    finish: Option<usize>,
+    pub(super) finish: Option<usize>,
 }
 
 impl<F0, F, G> Fold<F0, F, G> {
     #[inline(always)]
-    fn block<T, S>(&self, srcs: &[Src<'_, T>], pass: FoldPass, out: &mut [S])
+    pub(super) fn block<T, S>(&self, srcs: &[Src<'_, T>], pass: FoldPass, out: &mut [S])
     where
         T: Copy + Default,
         S: Slot<T>,
@@ -1038,7 +1063,7 @@ pub(crate) struct Quantize<F>(pub(crate) F);
 
 impl<F> Quantize<F> {
     #[inline(always)]
-    fn block<T: Copy, S: Slot<T>>(&self, srcs: &[Src<'_, T>; 5], out: &mut [S])
+    pub(super) fn block<T: Copy, S: Slot<T>>(&self, srcs: &[Src<'_, T>; 5], out: &mut [S])
     where
         F: Fn(T, T, T, T, T) -> T,
     {
@@ -1125,7 +1150,7 @@ where
 
 /// `out[i] = if cond[i] { then[i] } else { else_[i] }`.
 #[inline(always)]
-fn select_block<T: Clone, S: Slot<T>>(
+pub(super) fn select_block<T: Clone, S: Slot<T>>(
     cond: Src<'_, bool>,
     then: Src<'_, T>,
     else_: Src<'_, T>,

@@ -13,14 +13,16 @@
 //! !=` the comparisons; any op of the table is a call by its snake-case name (or the name of
 //! an attribute value with its own C code: `divide_trunc`, `bit_shift_right`, `onnx_fmod`),
 //! FakeQuantize as `fake_quantize(x, il, ih, ol, oh, levels=256)`. A number is a literal of
-//! the expression's element type (the first non-bool input's), as numpy takes a Python
-//! scalar; `true` and `false` are bool literals.
+//! the type of the operands beside it (numpy's weak scalar: `x * 0.5` is `x`'s type;
+//! Select's condition is bool; with no typed operand beside it, the first non-bool
+//! input's type); `true` and `false` are bool literals.
 
 use std::fmt;
 
 use ndarray::ArrayD;
 
 use super::dispatch::{eltwise_view, eltwise_view_into};
+use super::fused;
 use super::rule::place;
 use super::table::{EltwiseOp, Shape, ShiftDirection};
 use super::view::{TensorView, TensorViewMut};
@@ -47,10 +49,10 @@ pub enum ExprLiteral {
 pub enum ExprValue {
     /// Input `i` (in the order of [`Expression::inputs`]).
     Input(usize),
-    /// ExprLiteral `i` (in the order of [`Expression::literals`]).
-    ExprLiteral(usize),
+    /// Literal `i` (in the order of [`Expression::literals`]).
+    Literal(usize),
     /// The result of node `i` (an earlier node).
-    ExprNode(usize),
+    Node(usize),
 }
 
 /// One op of an expression.
@@ -96,7 +98,7 @@ impl Expression {
     /// A literal operand.
     pub fn literal(&mut self, value: ExprLiteral) -> ExprValue {
         self.literals.push(value);
-        ExprValue::ExprLiteral(self.literals.len() - 1)
+        ExprValue::Literal(self.literals.len() - 1)
     }
 
     /// A node: `op` on `args` under `rule`; the last node added is the expression's result.
@@ -115,8 +117,8 @@ impl Expression {
         for arg in args {
             let there = match *arg {
                 ExprValue::Input(i) => i < self.inputs.len(),
-                ExprValue::ExprLiteral(i) => i < self.literals.len(),
-                ExprValue::ExprNode(i) => i < self.nodes.len(),
+                ExprValue::Literal(i) => i < self.literals.len(),
+                ExprValue::Node(i) => i < self.nodes.len(),
             };
             if !there {
                 return Err(invalid(format!("{op}: operand {arg:?} is not defined yet")));
@@ -127,7 +129,7 @@ impl Expression {
             args: args.to_vec(),
             rule,
         });
-        Ok(ExprValue::ExprNode(self.nodes.len() - 1))
+        Ok(ExprValue::Node(self.nodes.len() - 1))
     }
 
     /// Parses the text form (module documentation), every op under `rule`.
@@ -178,9 +180,9 @@ impl Expression {
         &self.nodes
     }
 
-    /// The element type literals take with inputs of `dtypes`: the first non-bool input's
-    /// (bool if every input is bool).
-    fn literal_dtype(dtypes: &[DType]) -> DType {
+    /// The element type a literal takes with no typed operand beside it: the first non-bool
+    /// input's (bool if every input is bool).
+    pub(crate) fn literal_dtype(dtypes: &[DType]) -> DType {
         dtypes
             .iter()
             .copied()
@@ -219,18 +221,15 @@ impl Expression {
     /// Every node's element type.
     pub(crate) fn node_dtypes(&self, dtypes: &[DType]) -> Result<Vec<DType>, BroadcastError> {
         self.check_inputs(dtypes.len())?;
-        let lit = Self::literal_dtype(dtypes);
-        for l in &self.literals {
-            literal_tensor(*l, lit)?;
-        }
+        let default = Self::literal_dtype(dtypes);
         let mut out: Vec<DType> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
-            let of = |v: &ExprValue| match *v {
-                ExprValue::Input(i) => dtypes[i],
-                ExprValue::ExprLiteral(_) => lit,
-                ExprValue::ExprNode(i) => out[i],
-            };
-            let args: Vec<DType> = node.args.iter().map(of).collect();
+            let args = self.arg_dtypes(node, dtypes, &out, default);
+            for (v, d) in node.args.iter().zip(&args) {
+                if let ExprValue::Literal(i) = *v {
+                    literal_tensor(self.literals[i], *d)?;
+                }
+            }
             let op = node.op;
             let mismatch = |a: DType, b: DType| BroadcastError::DTypeMismatch {
                 op: op.name(),
@@ -259,6 +258,36 @@ impl Expression {
         Ok(out)
     }
 
+    /// The element types of `node`'s operands: an input's or an earlier node's own; a
+    /// literal takes the type of the operands beside it that are not literals (numpy's
+    /// weak scalar; Select's condition is bool), or `default` when there are none.
+    pub(crate) fn arg_dtypes(
+        &self,
+        node: &ExprNode,
+        dtypes: &[DType],
+        nodes: &[DType],
+        default: DType,
+    ) -> Vec<DType> {
+        let select = node.op.shape() == Shape::Select;
+        // Select's condition is a group of its own; every other operand shares one type.
+        let group = |j: usize| select && j == 0;
+        let known = |v: &ExprValue| match *v {
+            ExprValue::Input(i) => Some(dtypes[i]),
+            ExprValue::Node(i) => Some(nodes[i]),
+            ExprValue::Literal(_) => None,
+        };
+        (0..node.args.len())
+            .map(|j| {
+                known(&node.args[j]).unwrap_or_else(|| {
+                    (0..node.args.len())
+                        .filter(|&k| group(k) == group(j))
+                        .find_map(|k| known(&node.args[k]))
+                        .unwrap_or(if group(j) { DType::Bool } else { default })
+                })
+            })
+            .collect()
+    }
+
     /// The shape of the result for inputs of `shapes`: each node's output shape under its
     /// rule, as the op alone gives it.
     ///
@@ -274,8 +303,8 @@ impl Expression {
                 .iter()
                 .map(|v| match *v {
                     ExprValue::Input(i) => shapes[i],
-                    ExprValue::ExprLiteral(_) => &[][..],
-                    ExprValue::ExprNode(i) => out[i].as_slice(),
+                    ExprValue::Literal(_) => &[][..],
+                    ExprValue::Node(i) => out[i].as_slice(),
                 })
                 .collect();
             let shape = place(node.op, &node.rule, &args)?.out_shape;
@@ -306,7 +335,18 @@ impl Expression {
         inputs: &[TensorView<'_>],
         par: Parallelism<'_>,
     ) -> Result<Tensor, BroadcastError> {
-        self.evaluate_unfused(inputs, par)
+        Ok(fused::evaluate(self, inputs, None, par)?.expect("a fresh result is returned"))
+    }
+
+    /// Whether [`Expression::evaluate`] runs the expression on inputs like `inputs` in one
+    /// pass. It runs op by op (same results) on an empty output, on strings, on operands of
+    /// two non-bool element types, with more than 16 distinct inputs (as each is placed) or
+    /// operands of one node, or more than 64 steps (a node used twice counts at each use).
+    ///
+    /// # Errors
+    /// As [`Expression::output_dtype`] and [`Expression::output_shape`].
+    pub fn fuses(&self, inputs: &[TensorView<'_>]) -> Result<bool, BroadcastError> {
+        Ok(fused::lower(self, inputs)?.is_some())
     }
 
     /// [`Expression::evaluate`] into `out`, which must have the result's element type and
@@ -316,6 +356,16 @@ impl Expression {
     /// As [`Expression::evaluate`]; [`BroadcastError::DTypeMismatch`],
     /// [`BroadcastError::OutputShape`] for an `out` of another type or shape.
     pub fn evaluate_into(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: TensorViewMut<'_>,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        fused::evaluate(self, inputs, Some(out), par).map(|_| ())
+    }
+
+    /// [`Expression::evaluate_unfused`] into `out`.
+    pub(crate) fn evaluate_unfused_into(
         &self,
         inputs: &[TensorView<'_>],
         out: TensorViewMut<'_>,
@@ -345,24 +395,30 @@ impl Expression {
         par: Parallelism<'_>,
     ) -> Result<Option<Tensor>, BroadcastError> {
         let dtypes: Vec<DType> = inputs.iter().map(|v| v.dtype()).collect();
-        self.check_inputs(dtypes.len())?;
-        let lit = Self::literal_dtype(&dtypes);
-        let literals = self
-            .literals
-            .iter()
-            .map(|l| literal_tensor(*l, lit))
-            .collect::<Result<Vec<_>, _>>()?;
+        let node_dtypes = self.node_dtypes(&dtypes)?;
+        let default = Self::literal_dtype(&dtypes);
         let mut results: Vec<Tensor> = Vec::with_capacity(self.nodes.len());
         let last = self.nodes.len() - 1;
         let mut out = out;
         for (k, node) in self.nodes.iter().enumerate() {
+            let arg_dtypes = self.arg_dtypes(node, &dtypes, &node_dtypes, default);
+            let literals = node
+                .args
+                .iter()
+                .zip(&arg_dtypes)
+                .filter_map(|(v, d)| match *v {
+                    ExprValue::Literal(i) => Some(literal_tensor(self.literals[i], *d)),
+                    _ => None,
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut literal = literals.iter();
             let args: Vec<TensorView<'_>> = node
                 .args
                 .iter()
                 .map(|v| match *v {
                     ExprValue::Input(i) => inputs[i].reborrow(),
-                    ExprValue::ExprLiteral(i) => literals[i].view(),
-                    ExprValue::ExprNode(i) => results[i].view(),
+                    ExprValue::Literal(_) => literal.next().expect("one per literal").view(),
+                    ExprValue::Node(i) => results[i].view(),
                 })
                 .collect();
             if k == last {
@@ -471,8 +527,8 @@ impl fmt::Display for Expression {
         fn value(e: &Expression, v: ExprValue, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             match v {
                 ExprValue::Input(i) => f.write_str(&e.inputs[i]),
-                ExprValue::ExprLiteral(i) => write!(f, "{}", LiteralText(e.literals[i])),
-                ExprValue::ExprNode(i) => {
+                ExprValue::Literal(i) => write!(f, "{}", LiteralText(e.literals[i])),
+                ExprValue::Node(i) => {
                     let node = &e.nodes[i];
                     write!(f, "{}(", node.op.c_name())?;
                     for (k, a) in node.args.iter().enumerate() {
@@ -490,7 +546,7 @@ impl fmt::Display for Expression {
         }
         match self.nodes.len() {
             0 => Ok(()),
-            n => value(self, ExprValue::ExprNode(n - 1), f),
+            n => value(self, ExprValue::Node(n - 1), f),
         }
     }
 }

@@ -6,8 +6,8 @@
 use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
-    run_binary, run_fold, run_quantize, BinaryKernel, Fold, PerElement, Quantize,
-    RefuseZeroDivisor, Sink,
+    run_binary, run_fold, run_quantize, BinaryKernel, Fold, FoldPass, PerElement, Quantize,
+    RefuseZeroDivisor, Sink, Src,
 };
 use super::half::{Half, ViaF32};
 #[allow(unused_imports)]
@@ -20,6 +20,7 @@ use super::rule::{prelu_slope_shape, resolve};
 use super::table::{op_table, EltwiseOp, ShiftDirection};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
+use crate::exec::as_init;
 use crate::exec::Parallelism;
 
 /// One run of an op on operands of one element type.
@@ -255,7 +256,8 @@ macro_rules! fold_finish {
 
 /// Generates, for each kind, one function per output type with one arm per row.
 macro_rules! define_kernels {
-    ($kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $elem:ty, [$($alias:tt)*] ;
+    ($kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $elem:ty, [$($alias:tt)*],
+     $job:ident, $sink:ident ;
      $(
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
@@ -265,8 +267,8 @@ macro_rules! define_kernels {
         { $($key:ident : $body:expr),* $(,)? }
      )*) => {
         #[allow(unused_variables, clippy::redundant_closure)]
-        pub(crate) fn $same<$($gen)* D: Sink<$elem>>(
-            job: &Job<'_, '_, $elem>,
+        pub(crate) fn $same<$($gen)* D: $sink<$elem>>(
+            job: &$job<'_, '_, $elem>,
             sink: D,
         ) -> Result<D::Out, BroadcastError> {
             $($alias)*
@@ -279,8 +281,8 @@ macro_rules! define_kernels {
         }
 
         #[allow(unused_variables, clippy::redundant_closure)]
-        pub(crate) fn $boolean<$($gen)* D: Sink<bool>>(
-            job: &Job<'_, '_, $elem>,
+        pub(crate) fn $boolean<$($gen)* D: $sink<bool>>(
+            job: &$job<'_, '_, $elem>,
             sink: D,
         ) -> Result<D::Out, BroadcastError> {
             $($alias)*
@@ -294,10 +296,121 @@ macro_rules! define_kernels {
     };
 }
 
-op_table!(define_kernels!(int, int_same, int_bool, [T: Int,], T, []));
-op_table!(define_kernels!(float, float_same, float_bool, [T: Real + Mean,], T, []));
-op_table!(define_kernels!(half, half_same, half_bool, [T: Half + Mean + Default,], T, []));
-op_table!(define_kernels!(bool, bool_same, bool_bool, [], bool, [type T = bool;]));
+op_table!(define_kernels!(int, int_same, int_bool, [T: Int,], T, [], Job, Sink));
+op_table!(define_kernels!(float, float_same, float_bool, [T: Real + Mean,], T, [], Job, Sink));
+op_table!(
+    define_kernels!(half, half_same, half_bool, [T: Half + Mean + Default,], T, [], Job, Sink)
+);
+op_table!(define_kernels!(bool, bool_same, bool_bool, [], bool, [type T = bool;], Job, Sink));
+
+/// One block of one node of an expression: the op's operands as the block's sources, the
+/// result into a block of scratch ([`BlockOut`]). The same bodies as the kernels above,
+/// through the same block loops, so a fused node rounds and wraps as the op alone does.
+pub(crate) struct BlockJob<'s, 'a, T> {
+    pub(crate) op: EltwiseOp,
+    pub(crate) args: &'s [Src<'a, T>],
+    pub(crate) dtype: &'static str,
+}
+
+/// A block's destination: `n` initialised values, overwritten.
+pub(crate) trait BlockSink<C> {
+    type Out;
+    fn values(&mut self) -> &mut [C];
+    fn done(self) -> Self::Out;
+}
+
+/// The scratch block a node writes.
+pub(crate) struct BlockOut<'o, C>(pub(crate) &'o mut [C]);
+
+impl<C> BlockSink<C> for BlockOut<'_, C> {
+    type Out = ();
+
+    fn values(&mut self) -> &mut [C] {
+        self.0
+    }
+
+    fn done(self) {}
+}
+
+impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
+    fn unsupported(&self) -> BroadcastError {
+        BroadcastError::UnsupportedType {
+            op: self.op.name(),
+            dtype: self.dtype,
+        }
+    }
+
+    fn arity(&self) -> BroadcastError {
+        BroadcastError::Arity {
+            op: self.op.name(),
+            expected: "another number of",
+            got: self.args.len(),
+        }
+    }
+
+    #[inline(always)]
+    fn binary<C, K, D>(&self, kernel: &K, mut sink: D) -> Result<D::Out, BroadcastError>
+    where
+        C: Send,
+        K: BinaryKernel<T, T, C>,
+        D: BlockSink<C>,
+    {
+        let [a, b] = *self.args else {
+            return Err(self.arity());
+        };
+        let out = sink.values();
+        kernel.check_block(b, out.len())?;
+        kernel.block(a, b, as_init(out));
+        Ok(sink.done())
+    }
+
+    #[inline(always)]
+    fn fold<F0, F, G, D>(
+        &self,
+        fold: &Fold<F0, F, G>,
+        mut sink: D,
+    ) -> Result<D::Out, BroadcastError>
+    where
+        T: Default,
+        F0: Fn(T) -> T + Sync,
+        F: Fn(T, T) -> T + Sync,
+        G: Fn(T, usize) -> T + Sync,
+        D: BlockSink<T>,
+    {
+        let pass = FoldPass {
+            partial: false,
+            finish: Some(self.args.len()),
+        };
+        fold.block(self.args, pass, as_init(sink.values()));
+        Ok(sink.done())
+    }
+
+    #[inline(always)]
+    fn quantize<F, D>(&self, kernel: &Quantize<F>, mut sink: D) -> Result<D::Out, BroadcastError>
+    where
+        F: Fn(T, T, T, T, T) -> T + Sync,
+        D: BlockSink<T>,
+    {
+        let Ok(args) = <&[Src<'_, T>; 5]>::try_from(self.args) else {
+            return Err(self.arity());
+        };
+        kernel.block(args, as_init(sink.values()));
+        Ok(sink.done())
+    }
+}
+
+op_table!(
+    define_kernels!(int, int_same_block, int_bool_block, [T: Int,], T, [], BlockJob, BlockSink)
+);
+op_table!(
+    define_kernels!(float, float_same_block, float_bool_block, [T: Real + Mean,], T, [], BlockJob, BlockSink)
+);
+op_table!(
+    define_kernels!(half, half_same_block, half_bool_block, [T: Half + Mean + Default,], T, [], BlockJob, BlockSink)
+);
+op_table!(
+    define_kernels!(bool, bool_same_block, bool_bool_block, [], bool, [type T = bool;], BlockJob, BlockSink)
+);
 
 /// ONNX Pow (opset 15) with an exponent of another type than the base, as onnx.reference
 /// computes it (`np.power(a, b).astype(a.dtype)`): in numpy's promoted type, cast back to the

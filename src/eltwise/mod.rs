@@ -16,6 +16,7 @@
 mod dispatch;
 mod exec;
 mod expr;
+mod fused;
 mod half;
 mod kernels;
 mod kinds;

@@ -1,0 +1,723 @@
+//! The fused executor of an [`Expression`]: one walk over the output for the whole expression.
+//!
+//! Lowering places every input an expression reads on the final output, composing each
+//! node's own placement ([`place`], as the op alone places its operands) from the result down
+//! to the leaves, so one multi-operand plan ([`EltwisePlan`]) reads every input in place, in
+//! any layout, broadcast ones as splats or tiles. The executor walks that plan as the
+//! single-op executor does (chunks over threads, rows, stretches) and cuts each stretch into
+//! blocks of [`BLOCK_BYTES`]: per block, each node runs its op's block kernel (the op table's
+//! body, through the same block loop as the op alone: `kernels.rs`'s `*_block` functions)
+//! from its operands' sources into a scratch block that stays in L1, and the result's block is
+//! stored once. No intermediate tensor, no per-element dispatch: one call per node per block.
+//!
+//! A value computed at an output position from operands placed there is the value the op
+//! alone computes at the position it broadcasts to, so every element equals the op-by-op
+//! result bit for bit; an integer divisor is checked block by block, over every element the
+//! op alone would check (each element of a broadcast operand lies under some output
+//! position of a non-empty output). What the executor does not take runs op by op
+//! ([`Expression::evaluate_unfused`], identical by definition): an empty output (so errors
+//! come from the same ops), strings, operands of two non-bool element types, more than
+//! [`FOLD_MAX`] distinct placed inputs or operands of one node, more than [`MAX_STEPS`] steps.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use ndarray::ArrayViewD;
+
+use super::exec::{
+    advance, cost_bytes, room, select_block, source, walk, Fresh, Into, Operand, Sink, Src, Tile,
+    Writer, FOLD_MAX,
+};
+use super::expr::{literal_tensor, ExprValue, Expression};
+use super::kernels::{
+    bool_bool_block, bool_same_block, float_bool_block, float_same_block, half_bool_block,
+    half_same_block, int_bool_block, int_same_block, BlockJob, BlockOut,
+};
+use super::plan::EltwisePlan;
+use super::rule::{place, Placement};
+use super::table::{EltwiseOp, Out, Shape};
+use super::view::{TensorView, TensorViewMut, ViewElement};
+use crate::auto_broadcast::AutoBroadcast;
+use crate::dtype::{dtype_table, DType};
+use crate::element::Element;
+use crate::error::BroadcastError;
+use crate::exec::{as_init, for_each_chunk, Parallelism, Slot};
+use crate::tensor::Tensor;
+
+/// Expressions of more steps than this (a node used twice is a step per use) run op by op.
+pub(crate) const MAX_STEPS: usize = 64;
+
+/// Bytes of one scratch block (per node value): small enough that every live block of an
+/// expression stays in L1, long enough that one call per node per block is nothing.
+const BLOCK_BYTES: usize = 2048;
+
+/// An element type's block kernels, from its row of the element-type table.
+pub(crate) trait BlockKernels: ViewElement + Copy + Default + Send + Sync {
+    /// Ops whose output has the operands' type.
+    fn same(job: &BlockJob<'_, '_, Self>, out: &mut [Self]) -> Result<(), BroadcastError>;
+    /// Ops whose output is bool (comparisons).
+    fn boolean(job: &BlockJob<'_, '_, Self>, out: &mut [bool]) -> Result<(), BroadcastError>;
+}
+
+macro_rules! block_kernels_impl {
+    ($t:ty, $same:ident, $boolean:ident) => {
+        impl BlockKernels for $t {
+            fn same(job: &BlockJob<'_, '_, Self>, out: &mut [Self]) -> Result<(), BroadcastError> {
+                $same(job, BlockOut(out))
+            }
+
+            fn boolean(
+                job: &BlockJob<'_, '_, Self>,
+                out: &mut [bool],
+            ) -> Result<(), BroadcastError> {
+                $boolean(job, BlockOut(out))
+            }
+        }
+    };
+}
+
+macro_rules! block_kernels_for {
+    (Int, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, int_same_block, int_bool_block);
+    };
+    (Uint, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, int_same_block, int_bool_block);
+    };
+    (Float, $t:ty, u16) => {
+        block_kernels_impl!($t, half_same_block, half_bool_block);
+    };
+    (Float, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, float_same_block, float_bool_block);
+    };
+    (Bool, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, bool_same_block, bool_bool_block);
+    };
+    // Strings own memory: their expressions (Select only) run op by op.
+    (Text, $t:ty, $lane:tt) => {};
+}
+
+macro_rules! define_block_kernels {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(block_kernels_for!($kind, $t, $lane);)*
+    };
+}
+dtype_table!(define_block_kernels!);
+
+/// Which scratch a value lives in: the expression's element type, or bool (comparisons,
+/// logical ops, Select's condition).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lane {
+    Value,
+    Bool,
+}
+
+/// A step's operand.
+#[derive(Debug, Clone, Copy)]
+enum Arg {
+    /// Placed input `j` of the step's lane.
+    Leaf(usize),
+    /// Literal `j` of the step's lane.
+    Literal(usize),
+    /// Scratch block `j` of the step's lane.
+    Scratch(usize),
+}
+
+/// One node at one use: its op on its operands' blocks into a scratch block.
+#[derive(Debug)]
+struct Step {
+    op: EltwiseOp,
+    /// The lane of the operands (Select: of `then` and `else`; its condition is bool).
+    lane: Lane,
+    args: Vec<(Lane, Arg)>,
+    /// The lane and scratch block of the result.
+    out: (Lane, usize),
+}
+
+/// An input as the fused plan reads it: its view's strides laid on the final output's axes.
+#[derive(Debug, PartialEq)]
+struct Leaf {
+    input: usize,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+}
+
+/// An expression lowered for one set of input shapes and types.
+pub(crate) struct Program {
+    out_shape: Vec<usize>,
+    leaves: [Vec<Leaf>; 2],
+    literals: [Vec<super::expr::ExprLiteral>; 2],
+    literal_dtypes: [Vec<DType>; 2],
+    steps: Vec<Step>,
+    scratch: [usize; 2],
+    root: (Lane, usize),
+}
+
+fn lane_index(lane: Lane) -> usize {
+    match lane {
+        Lane::Value => 0,
+        Lane::Bool => 1,
+    }
+}
+
+/// Lowers `expr` for `inputs`; `None` where the fused executor does not take it.
+struct Lowering<'e, 'v> {
+    expr: &'e Expression,
+    inputs: &'e [TensorView<'v>],
+    dtypes: Vec<DType>,
+    node_dtypes: Vec<DType>,
+    /// Each node's operands as the node alone places them.
+    placements: Vec<Placement>,
+    value_dtype: DType,
+    program: Program,
+    /// Free scratch blocks per lane.
+    free: [Vec<usize>; 2],
+}
+
+impl Lowering<'_, '_> {
+    fn lane_of(&self, dtype: DType) -> Option<Lane> {
+        if dtype == DType::Bool {
+            Some(Lane::Bool)
+        } else if dtype == self.value_dtype {
+            Some(Lane::Value)
+        } else {
+            None
+        }
+    }
+
+    fn scratch(&mut self, lane: Lane) -> usize {
+        let l = lane_index(lane);
+        self.free[l].pop().unwrap_or_else(|| {
+            self.program.scratch[l] += 1;
+            self.program.scratch[l] - 1
+        })
+    }
+
+    /// Lowers node `k`, its output lying on the final output from axis `start` on.
+    fn node(&mut self, k: usize, start: usize) -> Result<Option<(Lane, usize)>, BroadcastError> {
+        if self.program.steps.len() >= MAX_STEPS {
+            return Ok(None);
+        }
+        let expr = self.expr;
+        let node = &expr.nodes()[k];
+        if node.args.len() > FOLD_MAX {
+            return Ok(None);
+        }
+        let placement = self.placements[k].clone();
+        let default = Expression::literal_dtype(&self.dtypes);
+        let arg_dtypes = expr.arg_dtypes(node, &self.dtypes, &self.node_dtypes, default);
+        let out_rank = placement.out_shape.len();
+        let mut args = Vec::with_capacity(node.args.len());
+        let mut children = Vec::new();
+        for (j, v) in node.args.iter().enumerate() {
+            let Some(lane) = self.lane_of(arg_dtypes[j]) else {
+                return Ok(None);
+            };
+            let (seen, at) = &placement.operands[j];
+            let at = start + at;
+            let arg = match *v {
+                ExprValue::Input(i) => match self.leaf(i, seen, at, start + out_rank) {
+                    Some(leaf) => {
+                        let list = &mut self.program.leaves[lane_index(lane)];
+                        let j = list.iter().position(|l| *l == leaf).unwrap_or_else(|| {
+                            list.push(leaf);
+                            list.len() - 1
+                        });
+                        Arg::Leaf(j)
+                    }
+                    None => return Ok(None),
+                },
+                ExprValue::Literal(i) => {
+                    let l = lane_index(lane);
+                    self.program.literals[l].push(expr.literals()[i]);
+                    self.program.literal_dtypes[l].push(arg_dtypes[j]);
+                    Arg::Literal(self.program.literals[l].len() - 1)
+                }
+                ExprValue::Node(c) => match self.node(c, at)? {
+                    Some((_, s)) => {
+                        children.push((lane, s));
+                        Arg::Scratch(s)
+                    }
+                    None => return Ok(None),
+                },
+            };
+            args.push((lane, arg));
+        }
+        let Some(out_lane) = self.lane_of(self.node_dtypes[k]) else {
+            return Ok(None);
+        };
+        // The result's block is taken before the operands' are freed, so a step never
+        // writes a block it reads.
+        let out = self.scratch(out_lane);
+        for (lane, s) in children {
+            self.free[lane_index(lane)].push(s);
+        }
+        let lane = if node.op.shape() == Shape::Select {
+            args[1].0
+        } else {
+            args[0].0
+        };
+        self.program.steps.push(Step {
+            op: node.op,
+            lane,
+            args,
+            out: (out_lane, out),
+        });
+        Ok(Some((out_lane, out)))
+    }
+
+    /// Input `i` as the op sees it (`seen`: its shape, a PRelu slope's with trailing 1s)
+    /// lying on the final output from axis `at` on, inside the node's output axes
+    /// `..end`; `None` if it does not fit (then the expression runs op by op).
+    fn leaf(&self, i: usize, seen: &[usize], at: usize, end: usize) -> Option<Leaf> {
+        let out = &self.program.out_shape;
+        let view = &self.inputs[i];
+        let (shape, strides) = (view.shape(), view_strides(view));
+        let mut leaf = Leaf {
+            input: i,
+            shape: vec![1; out.len()],
+            strides: vec![0; out.len()],
+        };
+        for (k, &d) in seen.iter().enumerate() {
+            let axis = at + k;
+            if d == 1 {
+                continue;
+            }
+            if axis >= end || axis >= out.len() || out[axis] != d || shape.get(k) != Some(&d) {
+                return None;
+            }
+            leaf.shape[axis] = d;
+            leaf.strides[axis] = strides[k];
+        }
+        Some(leaf)
+    }
+}
+
+fn view_strides<'a>(view: &'a TensorView<'_>) -> &'a [isize] {
+    macro_rules! strides {
+        (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+            match view {
+                $(TensorView::$v(a) => a.strides(),)*
+            }
+        };
+    }
+    dtype_table!(strides!)
+}
+
+/// Lowers `expr` for `inputs`, or `None` where the expression runs op by op.
+pub(crate) fn lower(
+    expr: &Expression,
+    inputs: &[TensorView<'_>],
+) -> Result<Option<Program>, BroadcastError> {
+    let dtypes: Vec<DType> = inputs.iter().map(|v| v.dtype()).collect();
+    let node_dtypes = expr.node_dtypes(&dtypes)?;
+    let shapes: Vec<&[usize]> = inputs.iter().map(|v| v.shape()).collect();
+    let mut placements: Vec<Placement> = Vec::with_capacity(expr.nodes().len());
+    for node in expr.nodes() {
+        let args: Vec<&[usize]> = node
+            .args
+            .iter()
+            .map(|v| match *v {
+                ExprValue::Input(i) => shapes[i],
+                ExprValue::Literal(_) => &[][..],
+                ExprValue::Node(i) => placements[i].out_shape.as_slice(),
+            })
+            .collect();
+        let placement = place(node.op, &node.rule, &args)?;
+        placements.push(placement);
+    }
+    let out_shape = placements
+        .last()
+        .expect("checked: one node or more")
+        .out_shape
+        .clone();
+    if out_shape.contains(&0) || dtypes.contains(&DType::String) {
+        return Ok(None);
+    }
+    let mut lowering = Lowering {
+        expr,
+        inputs,
+        value_dtype: Expression::literal_dtype(&dtypes),
+        dtypes,
+        node_dtypes,
+        placements,
+        program: Program {
+            out_shape,
+            leaves: [Vec::new(), Vec::new()],
+            literals: [Vec::new(), Vec::new()],
+            literal_dtypes: [Vec::new(), Vec::new()],
+            steps: Vec::new(),
+            scratch: [0, 0],
+            root: (Lane::Value, 0),
+        },
+        free: [Vec::new(), Vec::new()],
+    };
+    let Some(root) = lowering.node(expr.nodes().len() - 1, 0)? else {
+        return Ok(None);
+    };
+    let mut program = lowering.program;
+    program.root = root;
+    if program.leaves[0].len() + program.leaves[1].len() > FOLD_MAX {
+        return Ok(None);
+    }
+    // The leaves' common shape is the output's (each output dim comes from an input's).
+    let leaves = || program.leaves.iter().flatten();
+    let covered = program
+        .out_shape
+        .iter()
+        .enumerate()
+        .all(|(a, &d)| d == 1 || leaves().any(|l| l.shape[a] == d));
+    if !covered {
+        return Ok(None);
+    }
+    Ok(Some(program))
+}
+
+/// Runs `expr` fused where it can ([`lower`]), else op by op; into a new tensor, or into
+/// `out`.
+pub(crate) fn evaluate(
+    expr: &Expression,
+    inputs: &[TensorView<'_>],
+    out: Option<TensorViewMut<'_>>,
+    par: Parallelism<'_>,
+) -> Result<Option<Tensor>, BroadcastError> {
+    let Some(program) = lower(expr, inputs)? else {
+        return match out {
+            Some(out) => expr.evaluate_unfused_into(inputs, out, par).map(|()| None),
+            None => expr.evaluate_unfused(inputs, par).map(Some),
+        };
+    };
+    let root_op = program.steps.last().expect("a root step").op;
+    let root_dtype = match program.root.0 {
+        Lane::Bool => DType::Bool,
+        Lane::Value => {
+            Expression::literal_dtype(&inputs.iter().map(|v| v.dtype()).collect::<Vec<_>>())
+        }
+    };
+    if let Some(out) = &out {
+        if out.dtype() != root_dtype {
+            return Err(BroadcastError::DTypeMismatch {
+                op: root_op.name(),
+                left: root_dtype.name(),
+                right: out.dtype().name(),
+            });
+        }
+    }
+    macro_rules! typed {
+        (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+            match Expression::literal_dtype(&inputs.iter().map(|v| v.dtype()).collect::<Vec<_>>()) {
+                $(DType::$v => typed!(@ $kind, $t),)*
+            }
+        };
+        (@ Text, $t:ty) => { unreachable!("strings run op by op") };
+        (@ $kind:ident, $t:ty) => { run_typed::<$t>(&program, inputs, out, par) };
+    }
+    dtype_table!(typed!)
+}
+
+/// The typed run: the value lane of `T`, the result of `T` or bool.
+fn run_typed<T: BlockKernels>(
+    program: &Program,
+    inputs: &[TensorView<'_>],
+    out: Option<TensorViewMut<'_>>,
+    par: Parallelism<'_>,
+) -> Result<Option<Tensor>, BroadcastError> {
+    let value_views: Vec<ArrayViewD<'_, T>> = program.leaves[0]
+        .iter()
+        .map(|l| T::view_of(&inputs[l.input]).expect("a value-lane input has the value type"))
+        .collect();
+    let bool_views: Vec<ArrayViewD<'_, bool>> = program.leaves[1]
+        .iter()
+        .map(|l| bool::view_of(&inputs[l.input]).expect("a bool-lane input is bool"))
+        .collect();
+    let scalar = |lane: usize, j: usize| {
+        literal_tensor(program.literals[lane][j], program.literal_dtypes[lane][j])
+    };
+    let value_literals = (0..program.literals[0].len())
+        .map(|j| {
+            let t = scalar(0, j)?;
+            Ok(*T::tensor_array(&t)
+                .expect("a literal of the value type")
+                .first()
+                .expect("0-d"))
+        })
+        .collect::<Result<Vec<T>, BroadcastError>>()?;
+    let bool_literals = (0..program.literals[1].len())
+        .map(|j| {
+            let t = scalar(1, j)?;
+            Ok(*bool::tensor_array(&t)
+                .expect("a bool literal")
+                .first()
+                .expect("0-d"))
+        })
+        .collect::<Result<Vec<bool>, BroadcastError>>()?;
+    let mut shapes: [&[usize]; FOLD_MAX] = [&[]; FOLD_MAX];
+    let mut strides: [&[isize]; FOLD_MAX] = [&[]; FOLD_MAX];
+    for (j, l) in program.leaves[0]
+        .iter()
+        .chain(&program.leaves[1])
+        .enumerate()
+    {
+        shapes[j] = &l.shape;
+        strides[j] = &l.strides;
+    }
+    let plan = EltwisePlan::<FOLD_MAX>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
+    debug_assert_eq!(
+        plan.out_shape(),
+        program.out_shape.as_slice(),
+        "checked by lower"
+    );
+    let run = Run {
+        program,
+        plan: &plan,
+        value_ops: value_views.iter().map(Operand::of).collect(),
+        bool_ops: bool_views.iter().map(Operand::of).collect(),
+        value_literals,
+        bool_literals,
+        dtype: T::DTYPE.name(),
+        failed: AtomicBool::new(false),
+        error: Mutex::new(None),
+        par,
+    };
+    match program.root.0 {
+        Lane::Value => finish::<T, T>(&run, out, pick_value::<T>),
+        Lane::Bool => finish::<T, bool>(&run, out, pick_bool::<T>),
+    }
+}
+
+fn pick_value<'b, T>(value: &'b [Vec<T>], _: &'b [Vec<bool>], k: usize) -> &'b [T] {
+    &value[k]
+}
+
+fn pick_bool<'b, T>(_: &'b [Vec<T>], boolean: &'b [Vec<bool>], k: usize) -> &'b [bool] {
+    &boolean[k]
+}
+
+type Pick<T, C> = for<'b> fn(&'b [Vec<T>], &'b [Vec<bool>], usize) -> &'b [C];
+
+fn finish<T: BlockKernels, C: ViewElement + Copy>(
+    run: &Run<'_, '_, T>,
+    out: Option<TensorViewMut<'_>>,
+    pick: Pick<T, C>,
+) -> Result<Option<Tensor>, BroadcastError> {
+    let writer = FusedWriter { run, pick };
+    match out {
+        None => Ok(Some(C::into_tensor(Fresh.finish(run.plan, &writer)?))),
+        Some(out) => {
+            let got = out.dtype();
+            let view = C::view_mut_of(out).ok_or(BroadcastError::DTypeMismatch {
+                op: "expression",
+                left: C::DTYPE.name(),
+                right: got.name(),
+            })?;
+            Into(view).finish(run.plan, &writer)?;
+            Ok(None)
+        }
+    }
+}
+
+/// Everything a chunk's walk reads.
+struct Run<'p, 'v, T> {
+    program: &'p Program,
+    plan: &'p EltwisePlan<FOLD_MAX>,
+    value_ops: Vec<Operand<'v, T>>,
+    bool_ops: Vec<Operand<'v, bool>>,
+    value_literals: Vec<T>,
+    bool_literals: Vec<bool>,
+    dtype: &'static str,
+    /// Set when a block failed (an integer division by zero): the other chunks stop.
+    failed: AtomicBool,
+    error: Mutex<Option<BroadcastError>>,
+    par: Parallelism<'p>,
+}
+
+struct FusedWriter<'r, 'p, 'v, T, C> {
+    run: &'r Run<'p, 'v, T>,
+    pick: Pick<T, C>,
+}
+
+impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C> {
+    fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
+        let run = self.run;
+        for_each_chunk(out, cost_bytes::<C>(), run.par, |start, chunk| {
+            if let Err(e) = run.chunk(start, chunk, self.pick) {
+                run.failed.store(true, Ordering::Relaxed);
+                let mut slot = run.error.lock().unwrap_or_else(|p| p.into_inner());
+                slot.get_or_insert(e);
+            }
+        })?;
+        match run.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Values per scratch block for elements of `T` (bool blocks hold as many).
+fn block_len<T>() -> usize {
+    (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1)
+}
+
+impl<T: BlockKernels> Run<'_, '_, T> {
+    /// Writes output positions `start .. start + chunk.len()`.
+    fn chunk<C: Copy, S: Slot<C>>(
+        &self,
+        start: usize,
+        chunk: &mut [S],
+        pick: Pick<T, C>,
+    ) -> Result<(), BroadcastError> {
+        let program = self.program;
+        let block = block_len::<T>();
+        let (nv, nb) = (self.value_ops.len(), self.bool_ops.len());
+        let mut value_tiles: Vec<Tile<T>> = (0..nv).map(|_| Tile::new()).collect();
+        let mut bool_tiles: Vec<Tile<bool>> = (0..nb).map(|_| Tile::new()).collect();
+        let mut value_scratch: Vec<Vec<T>> = vec![vec![T::default(); block]; program.scratch[0]];
+        let mut bool_scratch: Vec<Vec<bool>> = vec![vec![false; block]; program.scratch[1]];
+        let mut result = Ok(());
+        walk(self.plan, start, chunk.len(), |pieces, from, n| {
+            if result.is_err() || self.failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let mut pieces = *pieces;
+            let mut at = 0;
+            while at < n {
+                let m = pieces[..nv]
+                    .iter()
+                    .map(room::<T>)
+                    .chain(pieces[nv..nv + nb].iter().map(room::<bool>))
+                    .fold((n - at).min(block), usize::min);
+                let mut tiles = value_tiles.iter_mut();
+                let value_srcs: [Src<'_, T>; FOLD_MAX] = std::array::from_fn(|j| {
+                    if j < nv {
+                        let tile = tiles.next().expect("one tile per leaf");
+                        // SAFETY: the pieces come from walking `plan`, built from the views
+                        // these operands point into (their strides laid on the output's
+                        // axes, each axis an axis of the view or broadcast), over output
+                        // positions of this chunk; `m` is within every piece's room.
+                        unsafe { source(self.value_ops[j], tile, &pieces[j], m) }
+                    } else {
+                        Src::Contig(&[])
+                    }
+                });
+                let mut tiles = bool_tiles.iter_mut();
+                let bool_srcs: [Src<'_, bool>; FOLD_MAX] = std::array::from_fn(|j| {
+                    if j < nb {
+                        let tile = tiles.next().expect("one tile per leaf");
+                        // SAFETY: as above, for the bool leaves (plan operands `nv..`).
+                        unsafe { source(self.bool_ops[j], tile, &pieces[nv + j], m) }
+                    } else {
+                        Src::Contig(&[])
+                    }
+                });
+                let step = self.steps(
+                    &value_srcs,
+                    &bool_srcs,
+                    &mut value_scratch,
+                    &mut bool_scratch,
+                    m,
+                );
+                if let Err(e) = step {
+                    result = Err(e);
+                    return;
+                }
+                let values = pick(&value_scratch, &bool_scratch, program.root.1);
+                for (o, v) in chunk[from + at..from + at + m].iter_mut().zip(&values[..m]) {
+                    o.put(*v);
+                }
+                for p in &mut pieces[..nv + nb] {
+                    advance(p, m);
+                }
+                at += m;
+            }
+        });
+        result
+    }
+
+    /// Runs every step over one block of `m` positions.
+    fn steps(
+        &self,
+        value_srcs: &[Src<'_, T>; FOLD_MAX],
+        bool_srcs: &[Src<'_, bool>; FOLD_MAX],
+        value_scratch: &mut [Vec<T>],
+        bool_scratch: &mut [Vec<bool>],
+        m: usize,
+    ) -> Result<(), BroadcastError> {
+        for step in &self.program.steps {
+            // The result's block is moved out while the operands' blocks are read (a step
+            // never reads the block it writes).
+            let (out_lane, out) = step.out;
+            let mut value_out = Vec::new();
+            let mut bool_out = Vec::new();
+            match out_lane {
+                Lane::Value => value_out = std::mem::take(&mut value_scratch[out]),
+                Lane::Bool => bool_out = std::mem::take(&mut bool_scratch[out]),
+            }
+            let value_arg = |a: Arg| -> Src<'_, T> {
+                match a {
+                    Arg::Leaf(j) => value_srcs[j],
+                    Arg::Literal(j) => Src::Splat(&self.value_literals[j]),
+                    Arg::Scratch(j) => Src::Contig(&value_scratch[j][..m]),
+                }
+            };
+            let bool_arg = |a: Arg| -> Src<'_, bool> {
+                match a {
+                    Arg::Leaf(j) => bool_srcs[j],
+                    Arg::Literal(j) => Src::Splat(&self.bool_literals[j]),
+                    Arg::Scratch(j) => Src::Contig(&bool_scratch[j][..m]),
+                }
+            };
+            let r = if step.op.shape() == Shape::Select {
+                let cond = bool_arg(step.args[0].1);
+                match step.lane {
+                    Lane::Value => {
+                        let (t, e) = (value_arg(step.args[1].1), value_arg(step.args[2].1));
+                        select_block(cond, t, e, as_init(&mut value_out[..m]));
+                    }
+                    Lane::Bool => {
+                        let (t, e) = (bool_arg(step.args[1].1), bool_arg(step.args[2].1));
+                        select_block(cond, t, e, as_init(&mut bool_out[..m]));
+                    }
+                }
+                Ok(())
+            } else {
+                match step.lane {
+                    Lane::Value => {
+                        let mut srcs = [Src::Contig(&[][..]); FOLD_MAX];
+                        for (s, (_, a)) in srcs.iter_mut().zip(&step.args) {
+                            *s = value_arg(*a);
+                        }
+                        let job = BlockJob {
+                            op: step.op,
+                            args: &srcs[..step.args.len()],
+                            dtype: self.dtype,
+                        };
+                        match step.op.out() {
+                            Out::Same => T::same(&job, &mut value_out[..m]),
+                            Out::Bool => T::boolean(&job, &mut bool_out[..m]),
+                        }
+                    }
+                    Lane::Bool => {
+                        let mut srcs = [Src::Contig(&[][..]); FOLD_MAX];
+                        for (s, (_, a)) in srcs.iter_mut().zip(&step.args) {
+                            *s = bool_arg(*a);
+                        }
+                        let job = BlockJob {
+                            op: step.op,
+                            args: &srcs[..step.args.len()],
+                            dtype: DType::Bool.name(),
+                        };
+                        match step.op.out() {
+                            Out::Same => bool::same(&job, &mut bool_out[..m]),
+                            Out::Bool => bool::boolean(&job, &mut bool_out[..m]),
+                        }
+                    }
+                }
+            };
+            match out_lane {
+                Lane::Value => value_scratch[out] = value_out,
+                Lane::Bool => bool_scratch[out] = bool_out,
+            }
+            r?;
+        }
+        Ok(())
+    }
+}

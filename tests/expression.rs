@@ -1,0 +1,555 @@
+//! Expressions run fused against the same ops run one by one: for every op of the op table
+//! and every element type it takes, under each auto-broadcast rule it takes, with operands
+//! of every layout, split over threads, results must be the same bits (the op-by-op path is
+//! what every op's own tests check against OpenVINO's and ONNX's references). Each case also
+//! checks that it did run fused, so a silent fallback cannot pass for the fused executor.
+//! The chains' values are also checked once against formulas written here.
+
+use bcast::exec::{with_tuning, Tuning};
+use bcast::ndarray::{ArrayD, IxDyn, Slice};
+use bcast::{
+    AutoBroadcast, BroadcastError, DType, EltwiseOp, ExprLiteral, ExprValue, Expression,
+    Parallelism, Tensor, TensorView,
+};
+use half::{bf16, f16};
+
+const NP: AutoBroadcast = AutoBroadcast::Numpy;
+
+/// Deterministic bits for element `n` of a tensor seeded `seed`.
+fn bits(seed: u64, n: u64) -> u64 {
+    let mut h = (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^= h >> 29;
+    h.wrapping_mul(0xBF58_476D_1CE4_E5B9)
+}
+
+/// A tensor of `dtype`: mostly small values (so arithmetic stays interesting), with the
+/// type's edge values (NaN, infinities, -0.0, MIN, MAX) among them; `nonzero` keeps every
+/// value away from 0 (integer divisors).
+fn tensor(dtype: DType, shape: &[usize], seed: u64, nonzero: bool) -> Tensor {
+    let mut n = 0u64;
+    let mut next = || {
+        n += 1;
+        bits(seed, n)
+    };
+    macro_rules! make {
+        ($v:ident, $f:expr) => {
+            Tensor::$v(ArrayD::from_shape_fn(IxDyn(shape), |_| {
+                let b = next();
+                let small = ((b >> 33) % 19) as i64 - 9;
+                let small = if nonzero && small == 0 { 3 } else { small };
+                $f(b, small)
+            }))
+        };
+    }
+    macro_rules! int {
+        ($v:ident, $t:ty) => {
+            make!($v, |b: u64, small: i64| match b % 8 {
+                0 if !nonzero || <$t>::MIN != 0 => <$t>::MIN,
+                1 => <$t>::MAX,
+                2 => b as $t | 1,
+                _ => small as $t,
+            })
+        };
+    }
+    macro_rules! float {
+        ($v:ident, $t:ty, $from:expr) => {
+            make!($v, |b: u64, small: i64| match b % 16 {
+                0 => $from(f64::NAN),
+                1 => $from(f64::INFINITY),
+                2 => $from(f64::NEG_INFINITY),
+                3 if !nonzero => $from(-0.0),
+                4 => $from(((b >> 20) % 10_000) as f64 / 7.0 - 700.0),
+                _ => $from(small as f64 * 0.75),
+            })
+        };
+    }
+    match dtype {
+        DType::Bool => make!(Bool, |b: u64, _| b % 3 == 0),
+        DType::I8 => int!(I8, i8),
+        DType::I16 => int!(I16, i16),
+        DType::I32 => int!(I32, i32),
+        DType::I64 => int!(I64, i64),
+        DType::U8 => int!(U8, u8),
+        DType::U16 => int!(U16, u16),
+        DType::U32 => int!(U32, u32),
+        DType::U64 => int!(U64, u64),
+        DType::F16 => float!(F16, f16, f16::from_f64),
+        DType::BF16 => float!(BF16, bf16, bf16::from_f64),
+        DType::F32 => float!(F32, f32, |v: f64| v as f32),
+        DType::F64 => float!(F64, f64, |v: f64| v),
+        DType::String => panic!("no strings here"),
+    }
+}
+
+fn views(ts: &[Tensor]) -> Vec<TensorView<'_>> {
+    ts.iter().map(Tensor::view).collect()
+}
+
+/// Runs `e` fused (asserting it fuses) and op by op, serially and on 3 threads in small
+/// chunks, and into a caller's output; every result must be the same bits.
+fn check(e: &Expression, inputs: &[TensorView<'_>], what: &str) {
+    assert_eq!(e.fuses(inputs), Ok(true), "{what}: {e} must run fused");
+    let unfused = e.evaluate_unfused(inputs, Parallelism::Serial);
+    let fused = e.evaluate(inputs, Parallelism::Serial);
+    match (&unfused, &fused) {
+        (Ok(u), Ok(f)) => assert!(f.bit_equal(u), "{what}: {e}\nfused   {f:?}\nunfused {u:?}"),
+        (Err(u), Err(f)) => assert_eq!(f, u, "{what}: {e}"),
+        _ => panic!("{what}: {e}: fused {fused:?}, unfused {unfused:?}"),
+    }
+    let Ok(u) = unfused else { return };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let tuning = Tuning {
+        serial_below_bytes: Some(0),
+        chunk_elems: Some(7),
+        ..Tuning::default()
+    };
+    let split = with_tuning(tuning, || e.evaluate(inputs, Parallelism::Pool(&pool))).unwrap();
+    assert!(split.bit_equal(&u), "{what}: {e}: split over threads");
+    let mut into = u.clone();
+    scramble(&mut into);
+    e.evaluate_into(inputs, into.view_mut(), Parallelism::Auto)
+        .unwrap();
+    assert!(into.bit_equal(&u), "{what}: {e}: into");
+}
+
+/// Overwrites every element (so an `into` run that skips one is seen).
+fn scramble(t: &mut Tensor) {
+    macro_rules! fill {
+        ($a:expr, $v:expr) => {
+            $a.fill($v)
+        };
+    }
+    match t {
+        Tensor::Bool(a) => a.mapv_inplace(|x| !x),
+        Tensor::I8(a) => fill!(a, 77),
+        Tensor::I16(a) => fill!(a, 77),
+        Tensor::I32(a) => fill!(a, 77),
+        Tensor::I64(a) => fill!(a, 77),
+        Tensor::U8(a) => fill!(a, 77),
+        Tensor::U16(a) => fill!(a, 77),
+        Tensor::U32(a) => fill!(a, 77),
+        Tensor::U64(a) => fill!(a, 77),
+        Tensor::F16(a) => fill!(a, f16::from_f32(77.0)),
+        Tensor::BF16(a) => fill!(a, bf16::from_f32(77.0)),
+        Tensor::F32(a) => fill!(a, 77.0),
+        Tensor::F64(a) => fill!(a, 77.0),
+        _ => {}
+    }
+}
+
+/// Whether `op` refuses a zero second operand on integers (its divisor).
+fn divides(op: EltwiseOp) -> bool {
+    matches!(
+        op,
+        EltwiseOp::Divide { .. }
+            | EltwiseOp::FloorMod
+            | EltwiseOp::Mod
+            | EltwiseOp::OnnxMod { .. }
+            | EltwiseOp::OnnxDiv
+    )
+}
+
+/// Whether `op`'s result is a condition (comparisons, logical ops), which the chains feed to
+/// Select to get back to the operands' type.
+fn feeds_select(op: EltwiseOp) -> bool {
+    op.output_dtype(DType::F32) == Ok(DType::Bool)
+        || op.output_dtype(DType::I32) == Ok(DType::Bool)
+        || matches!(
+            op,
+            EltwiseOp::LogicalAnd | EltwiseOp::LogicalOr | EltwiseOp::LogicalXor
+        )
+}
+
+/// A two-level chain of `op` (or, for a comparison, `op` feeding a Select) over inputs
+/// `a`, `b`, `c`, each node under its own rule.
+fn chain(op: EltwiseOp, rules: [AutoBroadcast; 2]) -> Expression {
+    let mut e = Expression::new();
+    let (a, b, c) = (e.input("a"), e.input("b"), e.input("c"));
+    let bool_out = feeds_select(op);
+    match op.arity() {
+        bcast::Arity::Exactly(2) if bool_out => {
+            let cond = e.apply(op, &[a, b], rules[0]).unwrap();
+            e.apply(EltwiseOp::Select, &[cond, a, c], rules[1]).unwrap();
+        }
+        bcast::Arity::Exactly(2) => {
+            let n = e.apply(op, &[a, b], rules[0]).unwrap();
+            e.apply(op, &[n, c], rules[1]).unwrap();
+        }
+        bcast::Arity::AtLeast(_) => {
+            let n = e.apply(op, &[b, c], rules[0]).unwrap();
+            e.apply(op, &[a, n, a], rules[1]).unwrap();
+        }
+        other => panic!("{op}: {other:?}"),
+    }
+    e
+}
+
+#[test]
+fn every_op_and_type_fused_equals_op_by_op() {
+    let pdpd = |axis| AutoBroadcast::Pdpd { axis };
+    let mut cases = 0;
+    for op in EltwiseOp::ALL {
+        if matches!(op, EltwiseOp::Select | EltwiseOp::FakeQuantize { .. }) {
+            continue; // their own tests below
+        }
+        for dtype in DType::ALL {
+            if dtype == DType::String || op.output_dtype(dtype).is_err() {
+                continue;
+            }
+            // Logical ops feeding Select take bool operands: a, c of the op's type.
+            let nz = divides(op);
+            let t = |shape: &[usize], seed, nonzero| tensor(dtype, shape, seed, nonzero);
+            // numpy: every operand broadcasts (PRelu's slopes only onto x).
+            let one_way = matches!(op, EltwiseOp::Prelu | EltwiseOp::OnnxPrelu);
+            let shapes_np: [&[usize]; 3] = if one_way {
+                [&[2, 3, 4, 5], &[4, 1], &[5]]
+            } else {
+                [&[2, 3, 1, 5], &[3, 4, 1], &[5]]
+            };
+            let numpy = [
+                t(shapes_np[0], 1, false),
+                t(shapes_np[1], 2, nz),
+                t(shapes_np[2], 3, nz),
+            ];
+            let e = chain(op, [NP, NP]);
+            check(&e, &views(&numpy), &format!("{op} {dtype} numpy"));
+            // The same with operand a transposed and reversed (strided reads).
+            let reversed: Vec<usize> = shapes_np[0].iter().rev().copied().collect();
+            let wide = transpose_any(t(&reversed, 4, false));
+            let strided = [wide, numpy[1].clone(), numpy[2].clone()];
+            check(&e, &views(&strided), &format!("{op} {dtype} strided"));
+            // none: equal shapes.
+            let none = [
+                t(&[2, 3, 4], 5, false),
+                t(&[2, 3, 4], 6, nz),
+                t(&[2, 3, 4], 7, nz),
+            ];
+            let e = chain(op, [AutoBroadcast::None, AutoBroadcast::None]);
+            check(&e, &views(&none), &format!("{op} {dtype} none"));
+            cases += 3;
+            // pdpd, for the ops that take it: b [3,4] at axis 1, then c [4,1] (trailing
+            // 1 dropped) at axis 2; where a comparison feeds Select, Select's condition is
+            // a's whole shape, so its rule is axis 0 and c is [2,3,1].
+            if op.takes_auto_broadcast() {
+                let (c_shape, second): (&[usize], _) = if feeds_select(op) {
+                    (&[2, 3, 1], pdpd(0))
+                } else {
+                    (&[4, 1], pdpd(2))
+                };
+                let p = [
+                    t(&[2, 3, 4, 5], 8, false),
+                    t(&[3, 4], 9, nz),
+                    t(c_shape, 10, nz),
+                ];
+                let e = chain(op, [pdpd(1), second]);
+                check(&e, &views(&p), &format!("{op} {dtype} pdpd"));
+                cases += 1;
+            }
+        }
+    }
+    // Every op but Select and FakeQuantize, with each of its types, three or four ways.
+    assert!(cases > 300, "{cases} cases");
+}
+
+/// The transposed-and-reversed view of `x`, materialised as a non-standard-layout tensor
+/// (its strides are not row-major).
+fn reversed_t<T: Clone>(x: ArrayD<T>) -> ArrayD<T> {
+    let mut x = x.reversed_axes();
+    x.invert_axis(bcast::ndarray::Axis(0));
+    x
+}
+
+fn transpose_any(t: Tensor) -> Tensor {
+    macro_rules! each {
+        ($($v:ident),*) => {
+            match t {
+                $(Tensor::$v(x) => Tensor::$v(reversed_t(x)),)*
+                other => other,
+            }
+        };
+    }
+    each!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64)
+}
+
+#[test]
+fn select_and_fake_quantize_fused_equal_op_by_op() {
+    for dtype in DType::ALL {
+        if dtype == DType::String {
+            continue;
+        }
+        let c = tensor(DType::Bool, &[3, 1], 11, false);
+        let x = tensor(dtype, &[2, 3, 4], 12, false);
+        let y = tensor(dtype, &[4], 13, false);
+        // A comparison feeding Select needs an ordered type; bool Select too.
+        let text = if dtype == DType::Bool {
+            "select(c, x, select(y, y, x))"
+        } else {
+            "select(c, select(x < y, x, y), x)"
+        };
+        let e = Expression::parse(text, NP).unwrap();
+        let inputs = [c.clone(), x.clone(), y.clone()];
+        check(&e, &views(&inputs), &format!("select {dtype}"));
+        let pdpd = Expression::parse("select(c, x, y)", AutoBroadcast::Pdpd { axis: 1 }).unwrap();
+        let y3 = tensor(dtype, &[3], 14, false);
+        let c2 = tensor(DType::Bool, &[3, 4], 15, false);
+        check(
+            &pdpd,
+            &views(&[c2, x.clone(), y3]),
+            &format!("select {dtype} pdpd"),
+        );
+    }
+    for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        for levels in [2, 255, 256] {
+            let text = format!("fake_quantize(x + s, il, ih, ol, oh, levels={levels})");
+            let e = Expression::parse(&text, NP).unwrap();
+            let x = tensor(dtype, &[2, 3, 4, 4], 20, false);
+            let s = tensor(dtype, &[4], 21, false);
+            let lim = |seed, shift: f64| {
+                let t = tensor(dtype, &[1, 3, 1, 1], seed, false);
+                let Ok(shifted) = Expression::parse(&format!("a + {shift}"), NP)
+                    .unwrap()
+                    .evaluate(&[t.view()], Parallelism::Serial)
+                else {
+                    unreachable!()
+                };
+                shifted
+            };
+            let inputs = [
+                x,
+                s,
+                lim(22, -5.0),
+                lim(23, 5.0),
+                lim(24, -1.0),
+                lim(25, 1.0),
+            ];
+            check(
+                &e,
+                &views(&inputs),
+                &format!("fake_quantize {dtype} {levels}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn prelu_places_its_slope_as_alone_inside_a_chain() {
+    for dtype in [DType::F32, DType::F16, DType::I32] {
+        // OpenVINO's PRelu: a [C] slope on axis 1; then ONNX's onto the last axis.
+        let e = Expression::parse("onnx_prelu(prelu(x + b, s), t)", NP).unwrap();
+        let x = tensor(dtype, &[2, 3, 4, 5], 30, false);
+        let b = tensor(dtype, &[5], 31, false);
+        let s = tensor(dtype, &[3], 32, false);
+        let t = tensor(dtype, &[5], 33, false);
+        check(&e, &views(&[x, b, s, t]), &format!("prelu {dtype}"));
+    }
+}
+
+#[test]
+fn chains_compute_their_formulas() {
+    // BatchNorm at inference and the LayerNorm tail, against the formula per element.
+    let x = ArrayD::from_shape_fn(IxDyn(&[2, 3, 4, 5]), |i| {
+        (i[0] * 60 + i[1] * 20 + i[2] * 5 + i[3]) as f32 * 0.37 - 20.0
+    });
+    let scale = ArrayD::from_shape_fn(IxDyn(&[3, 1, 1]), |i| 0.5 + i[0] as f32);
+    let shift = ArrayD::from_shape_fn(IxDyn(&[3, 1, 1]), |i| i[0] as f32 - 1.0);
+    let e = Expression::parse("maximum(x * s + b, 0)", NP).unwrap();
+    let inputs = [
+        Tensor::F32(x.clone()),
+        Tensor::F32(scale.clone()),
+        Tensor::F32(shift.clone()),
+    ];
+    let y = e.evaluate(&views(&inputs), Parallelism::Auto).unwrap();
+    let expect = ArrayD::from_shape_fn(IxDyn(&[2, 3, 4, 5]), |i| {
+        let c = i[1];
+        let v = x[&i] * scale[[c, 0, 0]] + shift[[c, 0, 0]];
+        if v > 0.0 {
+            v
+        } else {
+            0.0
+        }
+    });
+    assert_eq!(y, Tensor::F32(expect));
+
+    let x = ArrayD::from_shape_fn(IxDyn(&[4, 6]), |i| (i[0] * 6 + i[1]) as f64 * 0.1);
+    let m = ArrayD::from_shape_fn(IxDyn(&[4, 1]), |i| i[0] as f64);
+    let r = ArrayD::from_shape_fn(IxDyn(&[4, 1]), |i| 1.0 / (1.0 + i[0] as f64));
+    let g = ArrayD::from_shape_fn(IxDyn(&[6]), |i| 2.0 - i[0] as f64 * 0.25);
+    let b = ArrayD::from_shape_fn(IxDyn(&[6]), |i| i[0] as f64);
+    let e = Expression::parse("(x - m) * r * g + b", NP).unwrap();
+    let inputs: Vec<Tensor> = [&x, &m, &r, &g, &b]
+        .iter()
+        .map(|a| Tensor::F64((*a).clone()))
+        .collect();
+    let y = e.evaluate(&views(&inputs), Parallelism::Auto).unwrap();
+    let expect = ArrayD::from_shape_fn(IxDyn(&[4, 6]), |i| {
+        (x[&i] - m[[i[0], 0]]) * r[[i[0], 0]] * g[[i[1]]] + b[[i[1]]]
+    });
+    assert_eq!(y, Tensor::F64(expect));
+}
+
+#[test]
+fn literals_take_the_type_beside_them() {
+    // f16: 0.1 rounds once to f16, as numpy converts a Python float for an f16 array.
+    let x = tensor(DType::F16, &[3, 5], 40, false);
+    let e = Expression::parse("x * 0.1 + 3", NP).unwrap();
+    check(&e, &views(&[x.clone()]), "f16 literals");
+    let y = e.evaluate(&[x.view()], Parallelism::Serial).unwrap();
+    let (Tensor::F16(x), Tensor::F16(y)) = (&x, &y) else {
+        panic!("f16 in, f16 out")
+    };
+    for (x, y) in x.iter().zip(y) {
+        let want =
+            f16::from_f32(f16::from_f32(x.to_f32() * f16::from_f64(0.1).to_f32()).to_f32() + 3.0);
+        assert_eq!(y.to_bits(), want.to_bits(), "{x}");
+    }
+    // A bool literal beside bool operands, a number beside floats, in one expression.
+    let e = Expression::parse("select(logical_and(c, true), x, 0.5)", NP).unwrap();
+    let c = tensor(DType::Bool, &[4], 41, false);
+    let x = tensor(DType::F64, &[2, 4], 42, false);
+    check(&e, &views(&[c, x]), "mixed literals");
+}
+
+#[test]
+fn a_node_used_twice_is_placed_at_each_use() {
+    // pdpd places the shared node [3] at axis 1 for one use and axis 2 for the other.
+    let mut e = Expression::new();
+    let (x, s) = (e.input("x"), e.input("s"));
+    let two = e.literal(ExprLiteral::Int(2));
+    let shared = e
+        .apply(EltwiseOp::Multiply, &[s, two], AutoBroadcast::Numpy)
+        .unwrap();
+    let first = e
+        .apply(
+            EltwiseOp::Add,
+            &[x, shared],
+            AutoBroadcast::Pdpd { axis: 1 },
+        )
+        .unwrap();
+    e.apply(
+        EltwiseOp::Subtract,
+        &[first, shared],
+        AutoBroadcast::Pdpd { axis: 2 },
+    )
+    .unwrap();
+    assert!(matches!(shared, ExprValue::Node(0)));
+    let xs = tensor(DType::F32, &[2, 3, 3], 50, false);
+    let ss = tensor(DType::F32, &[3], 51, false);
+    check(&e, &views(&[xs, ss]), "shared node");
+}
+
+#[test]
+fn a_zero_divisor_inside_the_chain_is_refused_as_alone() {
+    let e = Expression::parse("x / (y - y) + 1", NP).unwrap();
+    let x = tensor(DType::I32, &[4, 8], 60, false);
+    let y = tensor(DType::I32, &[8], 61, true);
+    let err = e.evaluate(&views(&[x.clone(), y.clone()]), Parallelism::Auto);
+    assert!(
+        matches!(
+            err,
+            Err(BroadcastError::DivisionByZero { op: "divide", .. })
+        ),
+        "{err:?}"
+    );
+    check(&e, &views(&[x.clone(), y]), "zero divisor");
+    // One zero in a broadcast divisor is found whichever block holds it.
+    let mut d = vec![5i32; 300];
+    d[217] = 0;
+    let d = Tensor::I32(ArrayD::from_shape_vec(IxDyn(&[300]), d).unwrap());
+    let big = tensor(DType::I32, &[50, 300], 62, false);
+    let e = Expression::parse("x % d * 3", NP).unwrap();
+    check(&e, &views(&[big, d]), "one zero");
+}
+
+#[test]
+fn what_the_executor_does_not_take_runs_op_by_op() {
+    // Strings (Select only), two non-bool element types, an empty output.
+    let s =
+        Tensor::String(ArrayD::from_shape_vec(IxDyn(&[2]), vec!["a".into(), "b".into()]).unwrap());
+    let t = Tensor::String(ArrayD::from_shape_vec(IxDyn(&[1]), vec!["z".into()]).unwrap());
+    let c = Tensor::Bool(ArrayD::from_shape_vec(IxDyn(&[2]), vec![true, false]).unwrap());
+    let e = Expression::parse("select(c, s, t)", NP).unwrap();
+    let inputs = [c, s, t];
+    assert_eq!(e.fuses(&views(&inputs)), Ok(false));
+    let y = e.evaluate(&views(&inputs), Parallelism::Auto).unwrap();
+    let want =
+        Tensor::String(ArrayD::from_shape_vec(IxDyn(&[2]), vec!["a".into(), "z".into()]).unwrap());
+    assert_eq!(y, want);
+
+    let e = Expression::parse("logical_and(a < b, x < y)", NP).unwrap();
+    let inputs = [
+        tensor(DType::I32, &[3], 70, false),
+        tensor(DType::I32, &[3], 71, false),
+        tensor(DType::F32, &[3], 72, false),
+        tensor(DType::F32, &[3], 73, false),
+    ];
+    assert_eq!(e.fuses(&views(&inputs)), Ok(false));
+    assert!(e
+        .evaluate(&views(&inputs), Parallelism::Auto)
+        .unwrap()
+        .bit_equal(
+            &e.evaluate_unfused(&views(&inputs), Parallelism::Auto)
+                .unwrap()
+        ));
+
+    let e = Expression::parse("x / (y - y)", NP).unwrap();
+    let inputs = [
+        tensor(DType::I32, &[0, 3], 74, false),
+        tensor(DType::I32, &[3], 75, false),
+    ];
+    assert_eq!(e.fuses(&views(&inputs)), Ok(false));
+    // The division's output is empty, so the op alone checks no divisor, and neither does
+    // the expression.
+    let y = e.evaluate(&views(&inputs), Parallelism::Auto).unwrap();
+    assert_eq!(y.shape(), &[0, 3]);
+    assert!(y.bit_equal(
+        &e.evaluate_unfused(&views(&inputs), Parallelism::Auto)
+            .unwrap()
+    ));
+}
+
+#[test]
+fn big_outputs_split_and_stream_identically() {
+    // Long rows, a periodic operand ([3] under [.., 3]) and a column operand, on a pool.
+    let x = tensor(DType::F32, &[300, 513, 3], 80, false);
+    let p = tensor(DType::F32, &[3], 81, false);
+    let col = tensor(DType::F32, &[300, 1, 1], 82, false);
+    let e = Expression::parse("(x + p) * col - x", NP).unwrap();
+    let inputs = [x, p, col];
+    let serial = e.evaluate(&views(&inputs), Parallelism::Serial).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let pooled = e
+        .evaluate(&views(&inputs), Parallelism::Pool(&pool))
+        .unwrap();
+    let unfused = e
+        .evaluate_unfused(&views(&inputs), Parallelism::Serial)
+        .unwrap();
+    assert!(serial.bit_equal(&unfused));
+    assert!(pooled.bit_equal(&unfused));
+    // A stepped view of x.
+    let Tensor::F32(xa) = &inputs[0] else {
+        unreachable!()
+    };
+    let stepped = xa.slice_each_axis(|ax| {
+        if ax.axis.index() == 1 {
+            Slice::new(0, None, 2)
+        } else {
+            Slice::from(..)
+        }
+    });
+    let v = [
+        TensorView::from(stepped),
+        inputs[1].view(),
+        inputs[2].view(),
+    ];
+    assert_eq!(e.fuses(&v), Ok(true));
+    assert!(e
+        .evaluate(&v, Parallelism::Auto)
+        .unwrap()
+        .bit_equal(&e.evaluate_unfused(&v, Parallelism::Auto).unwrap()));
+}

@@ -7,8 +7,8 @@
 //! single-op executor does (chunks over threads, rows, stretches) and cuts each stretch into
 //! blocks of [`BLOCK_BYTES`]: per block, each node runs its op's block kernel (the op table's
 //! body, through the same block loop as the op alone: `kernels.rs`'s `*_block` functions)
-//! from its operands' sources into a scratch block that stays in L1, and the result's block is
-//! stored once. No intermediate tensor, no per-element dispatch: one call per node per block.
+//! from its operands' sources into a scratch block that stays in L1, the last node straight
+//! into the output. No intermediate tensor, no per-element dispatch: one call per node per block.
 //!
 //! A value computed at an output position from operands placed there is the value the op
 //! alone computes at the position it broadcasts to, so every element equals the op-by-op
@@ -19,6 +19,7 @@
 //! come from the same ops), strings, operands of two non-bool element types, more than
 //! [`FOLD_MAX`] distinct placed inputs or operands of one node, more than [`MAX_STEPS`] steps.
 
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -41,7 +42,7 @@ use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::{dtype_table, DType};
 use crate::element::Element;
 use crate::error::BroadcastError;
-use crate::exec::{as_init, for_each_chunk, Parallelism, Slot};
+use crate::exec::{for_each_chunk, Parallelism, Slot};
 use crate::tensor::Tensor;
 
 /// Expressions of more steps than this (a node used twice is a step per use) run op by op.
@@ -49,26 +50,35 @@ pub(crate) const MAX_STEPS: usize = 64;
 
 /// Bytes of one scratch block (per node value): small enough that every live block of an
 /// expression stays in L1, long enough that one call per node per block is nothing.
-const BLOCK_BYTES: usize = 2048;
+const BLOCK_BYTES: usize = 8192;
 
 /// An element type's block kernels, from its row of the element-type table.
 pub(crate) trait BlockKernels: ViewElement + Copy + Default + Send + Sync {
     /// Ops whose output has the operands' type.
-    fn same(job: &BlockJob<'_, '_, Self>, out: &mut [Self]) -> Result<(), BroadcastError>;
+    fn same(
+        job: &BlockJob<'_, '_, Self>,
+        out: &mut [MaybeUninit<Self>],
+    ) -> Result<(), BroadcastError>;
     /// Ops whose output is bool (comparisons).
-    fn boolean(job: &BlockJob<'_, '_, Self>, out: &mut [bool]) -> Result<(), BroadcastError>;
+    fn boolean(
+        job: &BlockJob<'_, '_, Self>,
+        out: &mut [MaybeUninit<bool>],
+    ) -> Result<(), BroadcastError>;
 }
 
 macro_rules! block_kernels_impl {
     ($t:ty, $same:ident, $boolean:ident) => {
         impl BlockKernels for $t {
-            fn same(job: &BlockJob<'_, '_, Self>, out: &mut [Self]) -> Result<(), BroadcastError> {
+            fn same(
+                job: &BlockJob<'_, '_, Self>,
+                out: &mut [MaybeUninit<Self>],
+            ) -> Result<(), BroadcastError> {
                 $same(job, BlockOut(out))
             }
 
             fn boolean(
                 job: &BlockJob<'_, '_, Self>,
-                out: &mut [bool],
+                out: &mut [MaybeUninit<bool>],
             ) -> Result<(), BroadcastError> {
                 $boolean(job, BlockOut(out))
             }
@@ -479,27 +489,34 @@ fn run_typed<T: BlockKernels>(
         par,
     };
     match program.root.0 {
-        Lane::Value => finish::<T, T>(&run, out, pick_value::<T>),
-        Lane::Bool => finish::<T, bool>(&run, out, pick_bool::<T>),
+        Lane::Value => finish::<T, T>(&run, out, root_value::<T>),
+        Lane::Bool => finish::<T, bool>(&run, out, root_bool::<T>),
     }
 }
 
-fn pick_value<'b, T>(value: &'b [Vec<T>], _: &'b [Vec<bool>], k: usize) -> &'b [T] {
-    &value[k]
+/// The result's stretch of the output, in the lane of the result.
+enum RootSlots<'o, T> {
+    Value(&'o mut [MaybeUninit<T>]),
+    Bool(&'o mut [MaybeUninit<bool>]),
 }
 
-fn pick_bool<'b, T>(_: &'b [Vec<T>], boolean: &'b [Vec<bool>], k: usize) -> &'b [bool] {
-    &boolean[k]
+/// Names an output of `C` as the lane `C` is (instantiated with `C = T` or `C = bool`).
+type Root<T, C> = for<'o> fn(&'o mut [MaybeUninit<C>]) -> RootSlots<'o, T>;
+
+fn root_value<T>(out: &mut [MaybeUninit<T>]) -> RootSlots<'_, T> {
+    RootSlots::Value(out)
 }
 
-type Pick<T, C> = for<'b> fn(&'b [Vec<T>], &'b [Vec<bool>], usize) -> &'b [C];
+fn root_bool<T>(out: &mut [MaybeUninit<bool>]) -> RootSlots<'_, T> {
+    RootSlots::Bool(out)
+}
 
 fn finish<T: BlockKernels, C: ViewElement + Copy>(
     run: &Run<'_, '_, T>,
     out: Option<TensorViewMut<'_>>,
-    pick: Pick<T, C>,
+    root: Root<T, C>,
 ) -> Result<Option<Tensor>, BroadcastError> {
-    let writer = FusedWriter { run, pick };
+    let writer = FusedWriter { run, root };
     match out {
         None => Ok(Some(C::into_tensor(Fresh.finish(run.plan, &writer)?))),
         Some(out) => {
@@ -532,14 +549,23 @@ struct Run<'p, 'v, T> {
 
 struct FusedWriter<'r, 'p, 'v, T, C> {
     run: &'r Run<'p, 'v, T>,
-    pick: Pick<T, C>,
+    root: Root<T, C>,
 }
 
 impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C> {
     fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
         let run = self.run;
         for_each_chunk(out, cost_bytes::<C>(), run.par, |start, chunk| {
-            if let Err(e) = run.chunk(start, chunk, self.pick) {
+            // SAFETY: `Slot<C>` promises the layout of `C`, and `C` is `Copy` (no drop glue),
+            // so a slot may be overwritten through a `MaybeUninit<C>` of the same bytes; the
+            // kernels store only whole valid `C`s, so an initialised output stays so.
+            let slots = unsafe {
+                std::slice::from_raw_parts_mut(
+                    chunk.as_mut_ptr().cast::<MaybeUninit<C>>(),
+                    chunk.len(),
+                )
+            };
+            if let Err(e) = run.chunk(start, slots, self.root) {
                 run.failed.store(true, Ordering::Relaxed);
                 let mut slot = run.error.lock().unwrap_or_else(|p| p.into_inner());
                 slot.get_or_insert(e);
@@ -557,21 +583,42 @@ fn block_len<T>() -> usize {
     (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1)
 }
 
+/// The first `m` slots of a scratch block as values.
+///
+/// # Safety
+/// The step that owns the block wrote its first `m` slots in this block of the walk (every
+/// block kernel writes every slot it is given).
+unsafe fn written<X>(block: &[MaybeUninit<X>], m: usize) -> &[X] {
+    // SAFETY: `MaybeUninit<X>` has the layout of `X`, and the caller's contract makes the
+    // first `m` slots initialised.
+    unsafe { std::slice::from_raw_parts(block.as_ptr().cast::<X>(), m) }
+}
+
 impl<T: BlockKernels> Run<'_, '_, T> {
     /// Writes output positions `start .. start + chunk.len()`.
-    fn chunk<C: Copy, S: Slot<C>>(
+    fn chunk<C>(
         &self,
         start: usize,
-        chunk: &mut [S],
-        pick: Pick<T, C>,
+        chunk: &mut [MaybeUninit<C>],
+        root: Root<T, C>,
     ) -> Result<(), BroadcastError> {
         let program = self.program;
         let block = block_len::<T>();
         let (nv, nb) = (self.value_ops.len(), self.bool_ops.len());
         let mut value_tiles: Vec<Tile<T>> = (0..nv).map(|_| Tile::new()).collect();
         let mut bool_tiles: Vec<Tile<bool>> = (0..nb).map(|_| Tile::new()).collect();
-        let mut value_scratch: Vec<Vec<T>> = vec![vec![T::default(); block]; program.scratch[0]];
-        let mut bool_scratch: Vec<Vec<bool>> = vec![vec![false; block]; program.scratch[1]];
+        let mut value_scratch: Vec<Vec<MaybeUninit<T>>> = (0..program.scratch[0])
+            .map(|_| Vec::with_capacity(block))
+            .collect();
+        let mut bool_scratch: Vec<Vec<MaybeUninit<bool>>> = (0..program.scratch[1])
+            .map(|_| Vec::with_capacity(block))
+            .collect();
+        for b in &mut value_scratch {
+            b.resize(block, MaybeUninit::uninit());
+        }
+        for b in &mut bool_scratch {
+            b.resize(block, MaybeUninit::uninit());
+        }
         let mut result = Ok(());
         walk(self.plan, start, chunk.len(), |pieces, from, n| {
             if result.is_err() || self.failed.load(Ordering::Relaxed) {
@@ -585,43 +632,31 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                     .map(room::<T>)
                     .chain(pieces[nv..nv + nb].iter().map(room::<bool>))
                     .fold((n - at).min(block), usize::min);
-                let mut tiles = value_tiles.iter_mut();
-                let value_srcs: [Src<'_, T>; FOLD_MAX] = std::array::from_fn(|j| {
-                    if j < nv {
-                        let tile = tiles.next().expect("one tile per leaf");
-                        // SAFETY: the pieces come from walking `plan`, built from the views
-                        // these operands point into (their strides laid on the output's
-                        // axes, each axis an axis of the view or broadcast), over output
-                        // positions of this chunk; `m` is within every piece's room.
-                        unsafe { source(self.value_ops[j], tile, &pieces[j], m) }
-                    } else {
-                        Src::Contig(&[])
-                    }
-                });
-                let mut tiles = bool_tiles.iter_mut();
-                let bool_srcs: [Src<'_, bool>; FOLD_MAX] = std::array::from_fn(|j| {
-                    if j < nb {
-                        let tile = tiles.next().expect("one tile per leaf");
-                        // SAFETY: as above, for the bool leaves (plan operands `nv..`).
-                        unsafe { source(self.bool_ops[j], tile, &pieces[nv + j], m) }
-                    } else {
-                        Src::Contig(&[])
-                    }
-                });
+                let mut value_srcs = [Src::Contig(&[][..]); FOLD_MAX];
+                for (j, tile) in value_tiles.iter_mut().enumerate() {
+                    // SAFETY: the pieces come from walking `plan`, built from the views
+                    // these operands point into (their strides laid on the output's axes,
+                    // each axis an axis of the view or broadcast), over output positions of
+                    // this chunk; `m` is within every piece's room.
+                    value_srcs[j] = unsafe { source(self.value_ops[j], tile, &pieces[j], m) };
+                }
+                let mut bool_srcs = [Src::Contig(&[][..]); FOLD_MAX];
+                for (j, tile) in bool_tiles.iter_mut().enumerate() {
+                    // SAFETY: as above, for the bool leaves (plan operands `nv..`).
+                    bool_srcs[j] = unsafe { source(self.bool_ops[j], tile, &pieces[nv + j], m) };
+                }
+                let out = root(&mut chunk[from + at..from + at + m]);
                 let step = self.steps(
-                    &value_srcs,
-                    &bool_srcs,
+                    &value_srcs[..nv],
+                    &bool_srcs[..nb],
                     &mut value_scratch,
                     &mut bool_scratch,
+                    out,
                     m,
                 );
                 if let Err(e) = step {
                     result = Err(e);
                     return;
-                }
-                let values = pick(&value_scratch, &bool_scratch, program.root.1);
-                for (o, v) in chunk[from + at..from + at + m].iter_mut().zip(&values[..m]) {
-                    o.put(*v);
                 }
                 for p in &mut pieces[..nv + nb] {
                     advance(p, m);
@@ -632,37 +667,55 @@ impl<T: BlockKernels> Run<'_, '_, T> {
         result
     }
 
-    /// Runs every step over one block of `m` positions.
+    /// Runs every step over one block of `m` positions, the last into `root`.
     fn steps(
         &self,
-        value_srcs: &[Src<'_, T>; FOLD_MAX],
-        bool_srcs: &[Src<'_, bool>; FOLD_MAX],
-        value_scratch: &mut [Vec<T>],
-        bool_scratch: &mut [Vec<bool>],
+        value_srcs: &[Src<'_, T>],
+        bool_srcs: &[Src<'_, bool>],
+        value_scratch: &mut [Vec<MaybeUninit<T>>],
+        bool_scratch: &mut [Vec<MaybeUninit<bool>>],
+        root: RootSlots<'_, T>,
         m: usize,
     ) -> Result<(), BroadcastError> {
-        for step in &self.program.steps {
-            // The result's block is moved out while the operands' blocks are read (a step
-            // never reads the block it writes).
+        let steps = &self.program.steps;
+        let mut root = Some(root);
+        for (k, step) in steps.iter().enumerate() {
+            // A step's block is moved out while its operands' blocks are read (a step never
+            // reads the block it writes); the last step writes the output itself.
             let (out_lane, out) = step.out;
-            let mut value_out = Vec::new();
-            let mut bool_out = Vec::new();
-            match out_lane {
-                Lane::Value => value_out = std::mem::take(&mut value_scratch[out]),
-                Lane::Bool => bool_out = std::mem::take(&mut bool_scratch[out]),
+            let mut value_block = Vec::new();
+            let mut bool_block = Vec::new();
+            let last = k + 1 == steps.len();
+            if !last {
+                match out_lane {
+                    Lane::Value => value_block = std::mem::take(&mut value_scratch[out]),
+                    Lane::Bool => bool_block = std::mem::take(&mut bool_scratch[out]),
+                }
             }
+            let (value_out, bool_out): (&mut [MaybeUninit<T>], &mut [MaybeUninit<bool>]) =
+                match if last { root.take() } else { None } {
+                    Some(RootSlots::Value(s)) => (s, &mut []),
+                    Some(RootSlots::Bool(s)) => (&mut [], s),
+                    None => (
+                        value_block.get_mut(..m).unwrap_or_default(),
+                        bool_block.get_mut(..m).unwrap_or_default(),
+                    ),
+                };
             let value_arg = |a: Arg| -> Src<'_, T> {
                 match a {
                     Arg::Leaf(j) => value_srcs[j],
                     Arg::Literal(j) => Src::Splat(&self.value_literals[j]),
-                    Arg::Scratch(j) => Src::Contig(&value_scratch[j][..m]),
+                    // SAFETY: an operand's block was written by an earlier step of this
+                    // block (steps run operands first).
+                    Arg::Scratch(j) => Src::Contig(unsafe { written(&value_scratch[j], m) }),
                 }
             };
             let bool_arg = |a: Arg| -> Src<'_, bool> {
                 match a {
                     Arg::Leaf(j) => bool_srcs[j],
                     Arg::Literal(j) => Src::Splat(&self.bool_literals[j]),
-                    Arg::Scratch(j) => Src::Contig(&bool_scratch[j][..m]),
+                    // SAFETY: as above.
+                    Arg::Scratch(j) => Src::Contig(unsafe { written(&bool_scratch[j], m) }),
                 }
             };
             let r = if step.op.shape() == Shape::Select {
@@ -670,11 +723,11 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                 match step.lane {
                     Lane::Value => {
                         let (t, e) = (value_arg(step.args[1].1), value_arg(step.args[2].1));
-                        select_block(cond, t, e, as_init(&mut value_out[..m]));
+                        select_block(cond, t, e, value_out);
                     }
                     Lane::Bool => {
                         let (t, e) = (bool_arg(step.args[1].1), bool_arg(step.args[2].1));
-                        select_block(cond, t, e, as_init(&mut bool_out[..m]));
+                        select_block(cond, t, e, bool_out);
                     }
                 }
                 Ok(())
@@ -691,8 +744,8 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             dtype: self.dtype,
                         };
                         match step.op.out() {
-                            Out::Same => T::same(&job, &mut value_out[..m]),
-                            Out::Bool => T::boolean(&job, &mut bool_out[..m]),
+                            Out::Same => T::same(&job, value_out),
+                            Out::Bool => T::boolean(&job, bool_out),
                         }
                     }
                     Lane::Bool => {
@@ -706,15 +759,17 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             dtype: DType::Bool.name(),
                         };
                         match step.op.out() {
-                            Out::Same => bool::same(&job, &mut bool_out[..m]),
-                            Out::Bool => bool::boolean(&job, &mut bool_out[..m]),
+                            Out::Same => bool::same(&job, bool_out),
+                            Out::Bool => bool::boolean(&job, bool_out),
                         }
                     }
                 }
             };
-            match out_lane {
-                Lane::Value => value_scratch[out] = value_out,
-                Lane::Bool => bool_scratch[out] = bool_out,
+            if !last {
+                match out_lane {
+                    Lane::Value => value_scratch[out] = value_block,
+                    Lane::Bool => bool_scratch[out] = bool_block,
+                }
             }
             r?;
         }

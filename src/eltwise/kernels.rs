@@ -20,7 +20,7 @@ use super::rule::{prelu_slope_shape, resolve};
 use super::table::{op_table, EltwiseOp, ShiftDirection};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
-use crate::exec::as_init;
+use std::mem::MaybeUninit;
 use crate::exec::Parallelism;
 
 /// One run of an op on operands of one element type.
@@ -312,20 +312,20 @@ pub(crate) struct BlockJob<'s, 'a, T> {
     pub(crate) dtype: &'static str,
 }
 
-/// A block's destination: `n` initialised values, overwritten.
+/// A block's destination: slots the kernel writes every one of.
 pub(crate) trait BlockSink<C> {
     type Out;
-    fn values(&mut self) -> &mut [C];
+    fn slots(&mut self) -> &mut [MaybeUninit<C>];
     fn done(self) -> Self::Out;
 }
 
-/// The scratch block a node writes.
-pub(crate) struct BlockOut<'o, C>(pub(crate) &'o mut [C]);
+/// The block a node writes (a scratch block, or the result's stretch of the output).
+pub(crate) struct BlockOut<'o, C>(pub(crate) &'o mut [MaybeUninit<C>]);
 
 impl<C> BlockSink<C> for BlockOut<'_, C> {
     type Out = ();
 
-    fn values(&mut self) -> &mut [C] {
+    fn slots(&mut self) -> &mut [MaybeUninit<C>] {
         self.0
     }
 
@@ -358,9 +358,9 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
         let [a, b] = *self.args else {
             return Err(self.arity());
         };
-        let out = sink.values();
+        let out = sink.slots();
         kernel.check_block(b, out.len())?;
-        kernel.block(a, b, as_init(out));
+        kernel.block(a, b, out);
         Ok(sink.done())
     }
 
@@ -381,7 +381,7 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
             partial: false,
             finish: Some(self.args.len()),
         };
-        fold.block(self.args, pass, as_init(sink.values()));
+        fold.block(self.args, pass, sink.slots());
         Ok(sink.done())
     }
 
@@ -394,7 +394,7 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
         let Ok(args) = <&[Src<'_, T>; 5]>::try_from(self.args) else {
             return Err(self.arity());
         };
-        kernel.block(args, as_init(sink.values()));
+        kernel.block(args, sink.slots());
         Ok(sink.done())
     }
 }

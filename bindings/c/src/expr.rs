@@ -66,7 +66,9 @@ unsafe fn node_expression(
         ));
     }
     let mut e = Expression::new();
-    // Every input, used or not, in the caller's order: `evaluate_into` takes them so.
+    // Every input, used or not, in the caller's order: `evaluate_into` takes them so. (The
+    // library looks a name up among the inputs so far, so this is quadratic in `n_inputs`:
+    // nothing for the few operands of a chain.)
     for i in 0..n_inputs {
         e.input(&format!("inputs[{i}]"));
     }
@@ -312,8 +314,8 @@ pub unsafe extern "C" fn bcast_expr_dtype(
 /// an index `i` below `n_inputs` is input `i`, an index `n_inputs + m` is the result of node
 /// `m`, which must be an earlier node (`m < k`). The last node is the result. Constants are
 /// inputs of rank 0. For example, BatchNorm at inference, `y = x * s + b` with inputs x, s,
-/// b (0, 1, 2): node 0 `{BCAST_OP_MULTIPLY, 0, 2, {0, 1}}`, node 1 `{BCAST_OP_ADD, 0, 2,
-/// {3, 2}}` (3 = n_inputs + 0: node 0's result).
+/// b (0, 1, 2): node 0 is `{BCAST_OP_MULTIPLY, 0, 2, mul}` with `mul = {0, 1}`, node 1
+/// `{BCAST_OP_ADD, 0, 2, add}` with `add = {3, 2}` (3 = n_inputs + 0: node 0's result).
 ///
 /// Operand `i` has element type `dtypes[i]`, shape `shapes[i]` (rank `ranks[i]`), its buffer
 /// `inputs[i]` row-major and aligned to its type, read in place (never copied). Every node

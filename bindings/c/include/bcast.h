@@ -391,7 +391,8 @@ typedef enum bcast_status {
   /**
    * An argument is invalid: an unknown mode, dtype or op code, mode arguments the mode
    * does not take, a negative axis, overlapping source and destination, an operand count
-   * or attribute value an op does not take, an auto_broadcast an op does not take.
+   * or attribute value an op does not take, an auto_broadcast an op does not take, an
+   * expression that does not parse or whose nodes name an operand that is not there yet.
    */
   BCAST_ERR_INVALID = 7,
   /**
@@ -490,6 +491,31 @@ typedef enum bcast_auto_broadcast {
  * once.
  */
 typedef struct bcast_plan bcast_plan;
+
+/**
+ * One node of an expression: `op` applied to `n_args` operands. Operand index `i` below
+ * the call's `n_inputs` is input `i`; `n_inputs + k` is the result of node `k`, which must
+ * come before this node (`k` below this node's index). The last node is the expression's
+ * result. Constants are inputs of rank 0 (of the type the op needs).
+ */
+typedef struct bcast_expr_node {
+  /**
+   * The op, a `bcast_eltwise_op` code (any op of the table, as for `bcast_eltwise`).
+   */
+  bcast_eltwise_op op;
+  /**
+   * FakeQuantize's `levels` (2 or more); 0 for every other op.
+   */
+  int64_t levels;
+  /**
+   * The number of operands (as `bcast_eltwise`'s `n_inputs` for this op).
+   */
+  size_t n_args;
+  /**
+   * `n_args` operand indices (NULL when `n_args` is 0).
+   */
+  const size_t *args;
+} bcast_expr_node;
 
 #ifdef __cplusplus
 extern "C" {
@@ -955,6 +981,209 @@ int bcast_select(bcast_dtype dtype,
                  void *out,
                  size_t out_capacity_elems,
                  size_t threads);
+
+/**
+ * The output shape of the expression `nodes[0..n_nodes]` (see `bcast_expr_eval`) on
+ * `n_inputs` inputs of shapes `shapes[i]` (rank `ranks[i]`), every node broadcasting by
+ * its op's rule under `ab` (`axis` as for `bcast_eltwise_shape`), written to
+ * `shape[0..rank]`, its rank to `*rank_out`: the shape `bcast_expr_eval` writes. Each node's
+ * shape is the one `bcast_eltwise_shape_n` gives for its op on its operands' shapes.
+ *
+ * Statuses: `BCAST_ERR_INVALID` for `n_nodes` 0, an unknown op code or `ab`, an operand
+ * count or `levels` a node's op does not take, an operand index that is neither an input
+ * nor an earlier node, or PDPD for an op that broadcasts by its own rule;
+ * `BCAST_ERR_SHAPE` if a node's operand shapes break its rule; `BCAST_ERR_CAPACITY` if
+ * `capacity` is smaller than the rank (then `*rank_out` holds the rank needed);
+ * `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_ALIGN` as for `bcast_eltwise_shape`;
+ * `BCAST_ERR_NULL` for a NULL `rank_out`, a NULL `nodes`, `shapes`, `ranks` or node `args`
+ * with a non-zero count, a NULL shape with a non-zero rank, or a NULL `shape` that has a
+ * rank to hold; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
+ *
+ * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `nodes` is NULL or holds `n_nodes` readable nodes, each `args` NULL or holding `n_args`
+ * readable indices; `shapes` and `ranks` are NULL or hold `n_inputs` readable entries; each
+ * `shapes[i]` is NULL or points to `ranks[i]` readable values; `shape` is NULL or holds
+ * `capacity` writable `size_t`; `rank_out` is NULL or writable.
+ */
+int bcast_expr_shape(const struct bcast_expr_node *nodes,
+                     size_t n_nodes,
+                     size_t n_inputs,
+                     const size_t *const *shapes,
+                     const size_t *ranks,
+                     bcast_auto_broadcast ab,
+                     int64_t axis,
+                     size_t *shape,
+                     size_t capacity,
+                     size_t *rank_out);
+
+/**
+ * The output element type of the expression `nodes[0..n_nodes]` (see `bcast_expr_eval`)
+ * on `n_inputs` inputs of types `dtypes[i]`, written to `*dtype_out`: BOOL when the last
+ * node is a comparison or a logical op, `then`'s type for SELECT, else its operands' type.
+ *
+ * Statuses: `BCAST_ERR_DTYPE` for a node whose operand types its op does not take (types
+ * that differ, arithmetic on BOOL, a SELECT condition that is not BOOL); `BCAST_ERR_INVALID`
+ * for `n_nodes` 0, an unknown op code or dtype, an operand count or `levels` a node's op
+ * does not take, an operand index that is neither an input nor an earlier node;
+ * `BCAST_ERR_NULL` for a NULL `dtype_out`, or a NULL `nodes`, `dtypes` or node `args` with
+ * a non-zero count; `BCAST_ERR_ALIGN` for a misaligned array; `BCAST_ERR_ALLOC` when a
+ * temporary cannot be allocated.
+ *
+ * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `nodes` is NULL or holds `n_nodes` readable nodes, each `args` NULL or holding `n_args`
+ * readable indices; `dtypes` is NULL or holds `n_inputs` readable codes; `dtype_out` is
+ * NULL or writable.
+ */
+int bcast_expr_dtype(const struct bcast_expr_node *nodes,
+                     size_t n_nodes,
+                     size_t n_inputs,
+                     const bcast_dtype *dtypes,
+                     bcast_dtype *dtype_out);
+
+/**
+ * `out = ` the expression `nodes[0..n_nodes]` on `n_inputs` operands, in one call.
+ *
+ * Each node applies the op `nodes[k].op` (a `bcast_eltwise_op`, with `nodes[k].levels` for
+ * FAKE_QUANTIZE, else 0) to `nodes[k].n_args` operands, `nodes[k].args[j]` naming each:
+ * an index `i` below `n_inputs` is input `i`, an index `n_inputs + m` is the result of node
+ * `m`, which must be an earlier node (`m < k`). The last node is the result. Constants are
+ * inputs of rank 0. For example, BatchNorm at inference, `y = x * s + b` with inputs x, s,
+ * b (0, 1, 2): node 0 is `{BCAST_OP_MULTIPLY, 0, 2, mul}` with `mul = {0, 1}`, node 1
+ * `{BCAST_OP_ADD, 0, 2, add}` with `add = {3, 2}` (3 = n_inputs + 0: node 0's result).
+ *
+ * Operand `i` has element type `dtypes[i]`, shape `shapes[i]` (rank `ranks[i]`), its buffer
+ * `inputs[i]` row-major and aligned to its type, read in place (never copied). Every node
+ * places its operands by its op's rule under `ab` (`axis` as for `bcast_eltwise_shape`),
+ * takes the operand types its op takes in `bcast_eltwise` and rounds as that op does (f16
+ * and bf16 after every op; integers wrap): the result is bit for bit that of calling
+ * `bcast_eltwise` node by node. `bcast_expr_shape` and `bcast_expr_dtype` give the output
+ * shape and type; `out` is row-major of that type, with room for `out_capacity_elems`
+ * elements. `threads` as for `bcast_plan_run`; the result does not depend on it.
+ *
+ * Statuses: `BCAST_ERR_INVALID` for `n_nodes` 0, an unknown op, dtype or `ab`, an operand
+ * count or `levels` a node's op does not take, an operand index that is neither an input
+ * nor an earlier node, PDPD for an op that broadcasts by its own rule, a bool byte other
+ * than 0 or 1, or an `out` overlapping an input; `BCAST_ERR_DTYPE` for a node whose operand
+ * types its op does not take; `BCAST_ERR_SHAPE` for a node whose operand shapes break its
+ * rule; `BCAST_ERR_DIV_ZERO` for an integer division or remainder by 0 in any node (`out`'s
+ * contents are then unspecified); `BCAST_ERR_CAPACITY` if `out_capacity_elems` is
+ * below the output's element count (nothing is written); `BCAST_ERR_RANK`,
+ * `BCAST_ERR_OVERFLOW`, `BCAST_ERR_ALIGN`, `BCAST_ERR_THREADS` as for `bcast_eltwise`;
+ * `BCAST_ERR_NULL` for a NULL `nodes`, `dtypes`, `inputs`, `shapes`, `ranks` or node `args`
+ * with a non-zero count, a NULL buffer with elements; `BCAST_ERR_ALLOC` when a temporary
+ * cannot be allocated.
+ *
+ * Ownership: all memory is the caller's; nothing is kept after the call.
+ *
+ * Thread-safety: any number of threads at once, each into its own `out`.
+ *
+ * # Safety
+ * `nodes` is NULL or holds `n_nodes` readable nodes, each `args` NULL or holding `n_args`
+ * readable indices; `dtypes`, `inputs`, `shapes` and `ranks` are NULL or hold `n_inputs`
+ * readable entries; each `shapes[i]` is NULL or points to `ranks[i]` readable values; each
+ * `inputs[i]` is NULL or holds its shape's element count of readable elements of
+ * `dtypes[i]`; `out` is NULL or holds `out_capacity_elems` writable elements of the output
+ * type.
+ */
+int bcast_expr_eval(const struct bcast_expr_node *nodes,
+                    size_t n_nodes,
+                    size_t n_inputs,
+                    const bcast_dtype *dtypes,
+                    const void *const *inputs,
+                    const size_t *const *shapes,
+                    const size_t *ranks,
+                    bcast_auto_broadcast ab,
+                    int64_t axis,
+                    void *out,
+                    size_t out_capacity_elems,
+                    size_t threads);
+
+/**
+ * `bcast_expr_shape` for an expression given as text (see `bcast_expr_text_eval`): the
+ * output shape on `n_inputs` inputs, in the order the text first names them, of shapes
+ * `shapes[i]` (rank `ranks[i]`).
+ *
+ * Statuses: `BCAST_ERR_INVALID` for text that does not parse (the message names the
+ * character), text that is not UTF-8, or `n_inputs` other than the number of names in the
+ * text (the message lists them); `BCAST_ERR_NULL` for a NULL `text`; the others as for
+ * `bcast_expr_shape`.
+ *
+ * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `text` is NULL or a NUL-terminated string; the other pointers as for `bcast_expr_shape`.
+ */
+int bcast_expr_text_shape(const char *text,
+                          size_t n_inputs,
+                          const size_t *const *shapes,
+                          const size_t *ranks,
+                          bcast_auto_broadcast ab,
+                          int64_t axis,
+                          size_t *shape,
+                          size_t capacity,
+                          size_t *rank_out);
+
+/**
+ * `bcast_expr_dtype` for an expression given as text (see `bcast_expr_text_eval`): the
+ * output type on `n_inputs` inputs of types `dtypes[i]`, in the order the text first names
+ * them. A number in the text takes the type of the first input that is not BOOL.
+ *
+ * Statuses: `BCAST_ERR_INVALID` also for a number the inputs' type cannot hold (a
+ * fraction for an integer type, 300 for U8); the others as for `bcast_expr_text_shape` and
+ * `bcast_expr_dtype`.
+ *
+ * Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `text` is NULL or a NUL-terminated string; the other pointers as for `bcast_expr_dtype`.
+ */
+int bcast_expr_text_dtype(const char *text,
+                          size_t n_inputs,
+                          const bcast_dtype *dtypes,
+                          bcast_dtype *dtype_out);
+
+/**
+ * `out = ` the expression `text` on `n_inputs` operands, in one call: `bcast_expr_eval`
+ * with the expression written as text, e.g. `"(x - m) * r * g + b"`.
+ *
+ * The text (UTF-8, NUL-terminated): names are inputs, numbered in the order the text first
+ * names them (`inputs[0]` is x above, then m, r, g, b); infix `+ - * / % **` are ADD,
+ * SUBTRACT, MULTIPLY, DIVIDE (integer quotients floor, as BCAST_OP_DIVIDE), FLOOR_MOD and
+ * POWER, with Python's precedence; `< <= > >= == !=` the comparisons; any op is a call by
+ * its lower-case name (`maximum(x + b, 0)`, `select(x > 0, x, x * 0.1)`, `divide_trunc(a,
+ * b)`, `fake_quantize(x, il, ih, ol, oh, levels=256)`). A number is a constant of the type
+ * of the first input that is not BOOL; `true` and `false` are BOOL constants. Every op
+ * broadcasts by its rule under `ab` (`axis` as for `bcast_eltwise_shape`).
+ * `bcast_expr_text_shape` and `bcast_expr_text_dtype` give the output shape and type.
+ * The other arguments are `bcast_expr_eval`'s.
+ *
+ * Statuses: `BCAST_ERR_INVALID` for text that does not parse (the message names the
+ * character and what was expected), text that is not UTF-8, `n_inputs` other than the
+ * number of names in the text (the message lists them), or a number the inputs' type
+ * cannot hold; `BCAST_ERR_NULL` for a NULL `text`; the others as for `bcast_expr_eval`.
+ *
+ * Ownership: all memory is the caller's; nothing is kept after the call.
+ *
+ * Thread-safety: any number of threads at once, each into its own `out`.
+ *
+ * # Safety
+ * `text` is NULL or a NUL-terminated string; the other pointers as for `bcast_expr_eval`.
+ */
+int bcast_expr_text_eval(const char *text,
+                         size_t n_inputs,
+                         const bcast_dtype *dtypes,
+                         const void *const *inputs,
+                         const size_t *const *shapes,
+                         const size_t *ranks,
+                         bcast_auto_broadcast ab,
+                         int64_t axis,
+                         void *out,
+                         size_t out_capacity_elems,
+                         size_t threads);
 
 /**
  * Releases the thread pools that `threads` values above 1 started: each pool's threads are

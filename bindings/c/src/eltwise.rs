@@ -9,7 +9,7 @@
 
 use std::ffi::{c_int, c_void};
 
-use bcast::{AutoBroadcast, BroadcastError, DType, EltwiseOp, Mode, TensorView, TensorViewMut};
+use bcast::{AutoBroadcast, BroadcastError, DType, EltwiseOp, TensorView, TensorViewMut};
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 
 use crate::error::{bcast_status, guard, Error};
@@ -127,7 +127,7 @@ pub fn op_header() -> String {
 
 /// The op of a code, checked to take `n_inputs` operands, with `levels` for FakeQuantize
 /// (which no code carries; `None`: a shape query, which does not depend on it).
-fn op_of(
+pub(crate) fn op_of(
     code: EltwiseOpCode,
     n_inputs: usize,
     levels: Option<i64>,
@@ -191,7 +191,11 @@ pub enum bcast_auto_broadcast {
 /// `bcast_auto_broadcast`.
 pub type AutoBroadcastCode = u32;
 
-fn spec_of(code: AutoBroadcastCode, axis: i64, func: &str) -> Result<AutoBroadcast, Error> {
+pub(crate) fn spec_of(
+    code: AutoBroadcastCode,
+    axis: i64,
+    func: &str,
+) -> Result<AutoBroadcast, Error> {
     Ok(match code {
         0 => AutoBroadcast::None,
         1 => AutoBroadcast::Numpy,
@@ -209,7 +213,7 @@ fn spec_of(code: AutoBroadcastCode, axis: i64, func: &str) -> Result<AutoBroadca
 ///
 /// # Safety
 /// As [`array_arg`].
-unsafe fn shape_arg<'a>(
+pub(crate) unsafe fn shape_arg<'a>(
     ptr: *const usize,
     rank: usize,
     func: &str,
@@ -220,7 +224,7 @@ unsafe fn shape_arg<'a>(
 }
 
 /// The byte range `[start, end)` an operand's buffer covers (empty for no elements).
-type Span = (usize, usize);
+pub(crate) type Span = (usize, usize);
 
 /// The caller's `bool` buffer of `len` bytes, each checked to be 0 or 1 (any other byte is
 /// not a Rust `bool`).
@@ -254,7 +258,7 @@ unsafe fn bool_buffer<'a>(
 /// # Safety
 /// A non-NULL `ptr` points to the shape's element count of readable elements of `dtype`,
 /// not written during the call.
-unsafe fn in_view<'a>(
+pub(crate) unsafe fn in_view<'a>(
     dtype: DType,
     ptr: *const c_void,
     shape: &[usize],
@@ -293,7 +297,7 @@ fn no_code(dtype: DType, func: &str) -> Error {
 /// # Safety
 /// A non-NULL `ptr` points to `capacity` writable elements of `dtype`, not otherwise
 /// accessed during the call.
-unsafe fn out_view<'a>(
+pub(crate) unsafe fn out_view<'a>(
     dtype: DType,
     ptr: *mut c_void,
     capacity: usize,
@@ -341,11 +345,11 @@ fn output_dtype(op: EltwiseOp, dtypes: &[DType]) -> Result<DType, BroadcastError
 }
 
 /// One operand as the caller gave it.
-struct Operand<'a> {
-    dtype: DType,
-    data: *const c_void,
-    shape: &'a [usize],
-    what: &'static str,
+pub(crate) struct Operand<'a> {
+    pub(crate) dtype: DType,
+    pub(crate) data: *const c_void,
+    pub(crate) shape: &'a [usize],
+    pub(crate) what: &'static str,
 }
 
 impl<'a> Operand<'a> {
@@ -413,7 +417,10 @@ unsafe fn run(
 }
 
 /// `items` in a vector whose memory, sized by the caller's operand count, is fallible.
-fn collect<T>(items: impl ExactSizeIterator<Item = T>, func: &str) -> Result<Vec<T>, Error> {
+pub(crate) fn collect<T>(
+    items: impl ExactSizeIterator<Item = T>,
+    func: &str,
+) -> Result<Vec<T>, Error> {
     let mut v = Vec::new();
     v.try_reserve_exact(items.len())
         .map_err(|_| no_memory(func))?;
@@ -421,7 +428,7 @@ fn collect<T>(items: impl ExactSizeIterator<Item = T>, func: &str) -> Result<Vec
     Ok(v)
 }
 
-fn no_memory(func: &str) -> Error {
+pub(crate) fn no_memory(func: &str) -> Error {
     Error::new(
         bcast_status::BCAST_ERR_ALLOC,
         format!("{func}: cannot allocate the operand list"),
@@ -432,7 +439,7 @@ fn no_memory(func: &str) -> Error {
 ///
 /// # Safety
 /// As [`array_arg`].
-unsafe fn per_operand<'a, T>(
+pub(crate) unsafe fn per_operand<'a, T>(
     ptr: *const T,
     n: usize,
     func: &str,
@@ -441,6 +448,40 @@ unsafe fn per_operand<'a, T>(
     byte_len(n, std::mem::size_of::<T>(), func, what)?;
     // SAFETY: passed on; the length fits in an address range (checked).
     unsafe { array_arg(ptr, n, usize::MAX, func, what) }
+}
+
+/// The caller's `n_inputs` operands, each its `dtypes[i]`, buffer `inputs[i]` and shape
+/// `shapes[i]` of rank `ranks[i]` (the buffers are read later, by [`in_view`]).
+///
+/// # Safety
+/// `dtypes`, `inputs`, `shapes` and `ranks` are NULL or hold `n_inputs` readable entries;
+/// each `shapes[i]` is NULL or points to `ranks[i]` readable values.
+pub(crate) unsafe fn operands<'a>(
+    n_inputs: usize,
+    dtypes: *const DTypeCode,
+    inputs: *const *const c_void,
+    shapes: *const *const usize,
+    ranks: *const usize,
+    func: &str,
+) -> Result<Vec<Operand<'a>>, Error> {
+    // SAFETY: the caller's contract on every array.
+    unsafe {
+        let dtypes = per_operand(dtypes, n_inputs, func, "dtypes")?;
+        let inputs = per_operand(inputs, n_inputs, func, "inputs")?;
+        let shapes = per_operand(shapes, n_inputs, func, "shapes")?;
+        let ranks = per_operand(ranks, n_inputs, func, "ranks")?;
+        let mut operands = Vec::new();
+        operands
+            .try_reserve_exact(n_inputs)
+            .map_err(|_| no_memory(func))?;
+        let per_input = dtypes.iter().zip(inputs).zip(shapes.iter().zip(ranks));
+        for (i, ((&dtype, &data), (&shape, &rank))) in per_input.enumerate() {
+            let dtype = dtype_of(dtype, func)?;
+            let names = ("inputs[i]", &*format!("shapes[{i}]"));
+            operands.push(Operand::new(dtype, data, (shape, rank), func, names)?);
+        }
+        Ok(operands)
+    }
 }
 
 /// The output shape of an element-wise op on shapes `a_shape` and `b_shape` under `ab`
@@ -593,20 +634,7 @@ pub unsafe extern "C" fn bcast_eltwise(
         // SAFETY: the caller's contract on every array and buffer.
         unsafe {
             let op = op_of(op, n_inputs, Some(levels), F)?;
-            let dtypes = per_operand(dtypes, n_inputs, F, "dtypes")?;
-            let inputs = per_operand(inputs, n_inputs, F, "inputs")?;
-            let shapes = per_operand(shapes, n_inputs, F, "shapes")?;
-            let ranks = per_operand(ranks, n_inputs, F, "ranks")?;
-            let mut operands = Vec::new();
-            operands
-                .try_reserve_exact(n_inputs)
-                .map_err(|_| no_memory(F))?;
-            let per_input = dtypes.iter().zip(inputs).zip(shapes.iter().zip(ranks));
-            for (i, ((&dtype, &data), (&shape, &rank))) in per_input.enumerate() {
-                let dtype = dtype_of(dtype, F)?;
-                let names = ("inputs[i]", &*format!("shapes[{i}]"));
-                operands.push(Operand::new(dtype, data, (shape, rank), F, names)?);
-            }
+            let operands = operands(n_inputs, dtypes, inputs, shapes, ranks, F)?;
             let spec = spec_of(ab, axis, F)?;
             run(op, &operands, &spec, out, out_capacity_elems, threads, F)
         }

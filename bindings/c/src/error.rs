@@ -34,7 +34,8 @@ pub enum bcast_status {
     BCAST_ERR_PANIC = 6,
     /// An argument is invalid: an unknown mode, dtype or op code, mode arguments the mode
     /// does not take, a negative axis, overlapping source and destination, an operand count
-    /// or attribute value an op does not take, an auto_broadcast an op does not take.
+    /// or attribute value an op does not take, an auto_broadcast an op does not take, an
+    /// expression that does not parse or whose nodes name an operand that is not there yet.
     BCAST_ERR_INVALID = 7,
     /// A rank (or the number of mode arguments) is above `BCAST_MAX_RANK`.
     BCAST_ERR_RANK = 8,
@@ -181,7 +182,8 @@ pub(crate) fn status_of(e: &BroadcastError) -> bcast_status {
         BroadcastError::DivisionByZero { .. } => BCAST_ERR_DIV_ZERO,
         BroadcastError::Arity { .. }
         | BroadcastError::InvalidAttribute { .. }
-        | BroadcastError::RuleNotTaken { .. } => BCAST_ERR_INVALID,
+        | BroadcastError::RuleNotTaken { .. }
+        | BroadcastError::InvalidExpression { .. } => BCAST_ERR_INVALID,
         _ => BCAST_ERR_OTHER,
     }
 }

@@ -7,6 +7,9 @@
 //! - [`eltwise`]: `bcast_eltwise` (every op of bcast's op table, any operand count),
 //!   `bcast_binary`, `bcast_select`, `bcast_eltwise_shape_n`, `bcast_eltwise_shape`
 //!   (element-wise ops under broadcast, operands read in place);
+//! - [`expr`]: `bcast_expr_eval` (an expression of element-wise ops as an array of
+//!   `bcast_expr_node`s), `bcast_expr_text_eval` (the same as text), and their shape and type
+//!   queries;
 //! - [`reduce`]: `bcast_reduce_to_input` / `bcast_plan_reduce`, the gradient;
 //! - [`error`]: status codes, `bcast_status_string` and `bcast_last_error_message`;
 //! - [`version`]: `bcast_version` (and the header's `BCAST_VERSION_*` macros);
@@ -36,6 +39,8 @@ pub mod reduce;
 
 pub mod eltwise;
 
+pub mod expr;
+
 pub mod threads;
 
 pub use eltwise::{
@@ -43,6 +48,10 @@ pub use eltwise::{
     bcast_select, BinaryOpCode, EltwiseOpCode,
 };
 pub use error::{bcast_last_error_message, bcast_status, bcast_status_string};
+pub use expr::{
+    bcast_expr_dtype, bcast_expr_eval, bcast_expr_node, bcast_expr_shape, bcast_expr_text_dtype,
+    bcast_expr_text_eval, bcast_expr_text_shape,
+};
 pub use oneshot::{bcast_broadcast, bcast_output_shape};
 pub use plan::{
     bcast_plan, bcast_plan_create, bcast_plan_free, bcast_plan_output_len, bcast_plan_output_shape,

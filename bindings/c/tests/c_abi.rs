@@ -147,7 +147,7 @@ fn c_test(file: &str) -> PathBuf {
 }
 
 /// The C test programs, each `tests/c/<name>.c`.
-const PROGRAMS: [&str; 8] = [
+const PROGRAMS: [&str; 9] = [
     "modes",
     "errors",
     "reduce",
@@ -156,6 +156,7 @@ const PROGRAMS: [&str; 8] = [
     "eltwise",
     "eltwise_ops",
     "strings",
+    "expr",
 ];
 
 /// Builds and runs one C test program.
@@ -193,6 +194,11 @@ fn eltwise_ops_match_the_reference() {
 #[test]
 fn every_op_through_bcast_eltwise_matches_its_definition() {
     c_program("eltwise_ops");
+}
+
+#[test]
+fn expressions_match_their_chains_written_in_c() {
+    c_program("expr");
 }
 
 #[test]

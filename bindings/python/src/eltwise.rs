@@ -146,7 +146,7 @@ fn _ops(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 
 /// The auto-broadcast rule named `name` (case-insensitive), with `axis` for pdpd; `None`:
 /// the op broadcasts by its own rule (the numpy rule over its operands, or PRelu's).
-fn spec(name: Option<&str>, axis: Axis) -> PyResult<AutoBroadcast> {
+pub(crate) fn spec(name: Option<&str>, axis: Axis) -> PyResult<AutoBroadcast> {
     let Some(name) = name else {
         return Ok(AutoBroadcast::Numpy);
     };
@@ -162,7 +162,9 @@ fn spec(name: Option<&str>, axis: Axis) -> PyResult<AutoBroadcast> {
 
 /// `out` as the caller gave it: `None`, or an array checked later by `with_out_view`. A
 /// string is the old third positional argument, `auto_broadcast`, which is keyword-only.
-fn out_arg<'a, 'py>(out: Option<&'a Bound<'py, PyAny>>) -> PyResult<Option<&'a Bound<'py, PyAny>>> {
+pub(crate) fn out_arg<'a, 'py>(
+    out: Option<&'a Bound<'py, PyAny>>,
+) -> PyResult<Option<&'a Bound<'py, PyAny>>> {
     match out {
         Some(o) if o.is_instance_of::<PyString>() => Err(PyTypeError::new_err(format!(
             "out must be a numpy.ndarray, not str; the rule is keyword-only: \
@@ -175,7 +177,7 @@ fn out_arg<'a, 'py>(out: Option<&'a Bound<'py, PyAny>>) -> PyResult<Option<&'a B
 }
 
 /// A 0-d result as numpy's scalar of its type, as numpy's ufuncs return one.
-fn scalar_if_0d(r: Bound<'_, PyAny>) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn scalar_if_0d(r: Bound<'_, PyAny>) -> PyResult<Bound<'_, PyAny>> {
     if r.cast::<PyUntypedArray>()?.ndim() == 0 {
         r.get_item(PyTuple::empty(r.py()))
     } else {

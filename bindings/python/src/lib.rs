@@ -6,6 +6,7 @@
 //! - `broadcast.rs`: `broadcast`, `broadcast_arrays`, `output_shape`, `broadcast_shapes`,
 //!   `reduce_to_input`;
 //! - `eltwise.rs`: the element-wise ops;
+//! - `expr.rs`: `evaluate` and `Expression`, expressions of element-wise ops in one pass;
 //! - `promote.rs`: Python scalars in the element-wise ops, typed as numpy 2 types them.
 //!
 //! The functions' doc comments are their Python docstrings, in numpy's format (which is
@@ -17,6 +18,7 @@ mod broadcast;
 mod convert;
 mod eltwise;
 mod errors;
+mod expr;
 mod promote;
 
 use pyo3::prelude::*;
@@ -30,5 +32,6 @@ fn _bcast(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     broadcast::register(m)?;
     eltwise::register(m)?;
+    expr::register(m)?;
     Ok(())
 }

@@ -17,18 +17,21 @@ under its auto-broadcast rules (``"numpy"``, ``"none"``, ``"pdpd"``): ``add``, `
 ``logical_and``/``or``/``xor``, ``select``, ``bitwise_and``/``or``/``xor``,
 ``bitwise_left_shift``/``right_shift``, ``prelu``, ``fake_quantize``; ONNX's under the numpy
 rule: ``sum``, ``mean``, ``max``, ``min`` (any number of operands), ``bit_shift``,
-``onnx_prelu``, ``onnx_mod``, ``onnx_div``, ``onnx_pow``. Errors: ``BroadcastError`` (a
+``onnx_prelu``, ``onnx_mod``, ``onnx_div``, ``onnx_pow``. Expressions of them, run in one
+call: ``evaluate("x * s + b", x=..., s=..., b=...)`` and ``Expression`` (parsed once). Errors: ``BroadcastError`` (a
 ``ValueError``). Inside this module ``sum``, ``max`` and ``min`` shadow Python's builtins.
 """
 
 from ._bcast import (
     BroadcastError,
+    Expression,
     __version__,
     _eltwise,
     _ops,
     broadcast,
     broadcast_arrays,
     broadcast_shapes,
+    evaluate,
     output_shape,
     reduce_to_input,
 )
@@ -36,6 +39,8 @@ from ._docs import DOCS as _DOCS, docstring as _docstring
 
 __all__ = [
     "BroadcastError",
+    "Expression",
+    "evaluate",
     "broadcast",
     "broadcast_arrays",
     "broadcast_shapes",

@@ -1,4 +1,15 @@
-from typing import Any, Literal, overload, Optional, Sequence, SupportsIndex, Tuple, TypeVar, Union
+from typing import (
+    Any,
+    Literal,
+    Mapping,
+    overload,
+    Optional,
+    Sequence,
+    SupportsIndex,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 import numpy as np
 import numpy.typing as npt
@@ -643,4 +654,56 @@ def onnx_pow(
     a: _Operand,
     b: _Operand,
     out: _ArrayT,
+) -> _ArrayT: ...
+
+# Expressions of element-wise ops, run in one call: operands by the names in the text; a
+# Python scalar operand is a constant of the arrays' dtype, as a number in the text.
+class Expression:
+    def __init__(
+        self,
+        text: str,
+        *,
+        auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+        axis: int = -1,
+    ) -> None: ...
+    @property
+    def inputs(self) -> Tuple[str, ...]: ...
+    @overload
+    def evaluate(
+        self,
+        operands: Optional[Mapping[str, _Operand]] = None,
+        /,
+        *,
+        out: None = None,
+        **named: _Operand,
+    ) -> Any: ...
+    @overload
+    def evaluate(
+        self,
+        operands: Optional[Mapping[str, _Operand]] = None,
+        /,
+        *,
+        out: _ArrayT,
+        **named: _Operand,
+    ) -> _ArrayT: ...
+
+@overload
+def evaluate(
+    expr: str,
+    /,
+    out: None = None,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+    **operands: _Operand,
+) -> Any: ...
+@overload
+def evaluate(
+    expr: str,
+    /,
+    out: _ArrayT,
+    *,
+    auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
+    axis: int = -1,
+    **operands: _Operand,
 ) -> _ArrayT: ...

@@ -679,3 +679,42 @@ fn no_fuse_is_a_run_flag() {
         "{err}"
     );
 }
+
+/// Select under pdpd in a chain: then gives the shape, else and cond are laid onto it from
+/// axis 1, as the layer alone lays them.
+#[test]
+fn a_pdpd_select_fuses_with_its_operands() {
+    let s = [2, 3, 4];
+    let x = f32t(&s, 51, 3.0);
+    let y = f32t(&[3], 52, 3.0);
+    let mut n = Net::default();
+    n.param("x", &x);
+    n.param("y", &y);
+    n.constant("k", &f32t(&[4], 53, 2.0));
+    n.constant("zero", &full(false, &[3], 0.0));
+    n.layer("then", "Multiply", NUMPY, &["x", "k"], &s);
+    n.layer("cond", "Less", NUMPY, &["y", "zero"], &[3]);
+    n.layer("else", "Add", NUMPY, &["y", "y"], &[3]);
+    n.layer("pick", "Select", PDPD1, &["cond", "then", "else"], &s);
+    n.result("out", "pick");
+    let model = n.model();
+    assert_eq!(
+        chain_names(&model),
+        strings(&[&["then", "cond", "else", "pick"]])
+    );
+    let out = fused_equals_unfused(&model, &[("x", &x), ("y", &y)]);
+    // By hand: out[i,j,l] = y[j] < 0 ? x[i,j,l] * k[l] : y[j] + y[j].
+    let (Tensor::F32(xa), Tensor::F32(ya)) = (&x, &y) else {
+        unreachable!()
+    };
+    let k = f32t(&[4], 53, 2.0);
+    let Tensor::F32(ka) = &k else { unreachable!() };
+    let want = Tensor::F32(ArrayD::from_shape_fn(IxDyn(&s), |i| {
+        if ya[[i[1]]] < 0.0 {
+            xa[[i[0], i[1], i[2]]] * ka[[i[2]]]
+        } else {
+            ya[[i[1]]] + ya[[i[1]]]
+        }
+    }));
+    assert!(out[0].1.bit_equal(&want), "{:?}", out[0].1);
+}

@@ -33,6 +33,9 @@ enum Command {
     /// An element-wise op (add, multiply, less, logical_and, ...) on two .npy files under
     /// an auto-broadcast rule.
     Eltwise(cli::eltwise::EltwiseArgs),
+    /// An expression of element-wise ops over named .npy files, run in one pass:
+    /// "(x - m) * r * g + b", "maximum(x + b, 0)".
+    Eval(cli::eval::EvalArgs),
     /// Select: COND ? THEN : ELSE element by element, under an auto-broadcast rule.
     Select(cli::eltwise::SelectArgs),
     /// Reduce a gradient back to the data's shape (the adjoint of a broadcast).
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Reduce(a) => cli::reduce::main(a),
         Command::Eltwise(a) => cli::eltwise::eltwise(a),
         Command::Select(a) => cli::eltwise::select(a),
+        Command::Eval(a) => cli::eval::main(a),
     });
     match result {
         Ok(code) => code,

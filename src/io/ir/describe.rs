@@ -33,6 +33,42 @@ pub struct LayerSummary {
     pub shape: String,
     /// A Const's values, when it holds at most 16 integers: `[1,16,50,50]`.
     pub values: Option<String>,
+    /// The number (from 1) of the fused chain the layer runs in, if any: see
+    /// [`Model::chains`].
+    pub chain: Option<usize>,
+}
+
+/// A chain of element-wise layers that [`Model::run`] runs as one expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainSummary {
+    /// Its number, from 1, in run order.
+    pub number: usize,
+    /// The ids of its layers, in run order; the last is the layer whose output it computes.
+    pub layers: Vec<u64>,
+    /// The name of its last layer.
+    pub output: String,
+    /// The expression in call form: `maximum(add(multiply(x, scale), shift), zero)`; its
+    /// operands are named by the layers they come from.
+    pub expression: String,
+}
+
+pub(crate) fn chains(model: &Model) -> Vec<ChainSummary> {
+    let g = &model.graph;
+    model
+        .fusion
+        .chains
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let last = *c.members.last().expect("a chain has layers");
+            ChainSummary {
+                number: k + 1,
+                layers: c.members.iter().map(|&m| g.nodes[m].layer.id).collect(),
+                output: g.nodes[last].layer.name.clone(),
+                expression: c.expression.to_string(),
+            }
+        })
+        .collect()
 }
 
 pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
@@ -82,6 +118,7 @@ pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
                     Op::Const { value } => small_integers(value),
                     _ => None,
                 },
+                chain: model.fusion.chain_of[i].map(|c| c + 1),
             }
         })
         .collect()
@@ -124,7 +161,25 @@ pub(crate) fn describe(model: &Model) -> String {
         if let Some(values) = &l.values {
             let _ = write!(s, " = {values}");
         }
+        if let Some(chain) = l.chain {
+            let _ = write!(s, " [chain {chain}]");
+        }
         let _ = writeln!(s);
+    }
+    let chains = chains(model);
+    if !chains.is_empty() {
+        let _ = writeln!(s, "fused chains, each run as one expression:");
+    }
+    for c in chains {
+        let ids: Vec<String> = c.layers.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            s,
+            "  chain {}: layers {} -> '{}' = {}",
+            c.number,
+            ids.join(", "),
+            c.output,
+            c.expression
+        );
     }
     s
 }

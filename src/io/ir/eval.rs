@@ -13,7 +13,8 @@ use crate::dtype::DType;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::Parallelism;
 use crate::ir::error::{IrError, LayerRef, PortDirection};
-use crate::ir::graph::{Graph, IrMode, Node, Op, Port};
+use crate::ir::fuse::{Chain, Fusion};
+use crate::ir::graph::{Graph, IrMode, Node, Op, Port, Source};
 use crate::mode::Mode;
 use crate::partial_shape::{Dim as PDim, PartialShape, TargetShape};
 use crate::tensor::Tensor;
@@ -100,7 +101,16 @@ pub(crate) struct Outcome<'a> {
 /// Any [`IrError`] a layer raises: a Broadcast rule, a bad `target_shape`, a port whose
 /// declared dims or precision differ from what is computed, a Parameter input of the
 /// wrong type or shape.
-pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<'a>, IrError> {
+///
+/// With `fusion` (a run only), each chain of element-wise layers runs as one expression at its
+/// last layer: its other layers are walked for their shapes and element types only (so their
+/// ports are checked as before), and the tensors the chain reads from outside are kept until
+/// the chain has run.
+pub(crate) fn evaluate<'a>(
+    graph: &'a Graph,
+    pass: &Pass<'a>,
+    fusion: Option<&'a Fusion>,
+) -> Result<Outcome<'a>, IrError> {
     let mut values: Vec<Vec<Option<Value<'a>>>> = graph
         .nodes
         .iter()
@@ -151,13 +161,22 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
             results[position] = Some(v);
             continue;
         }
+        let chain = fusion.and_then(|f| f.chain_of[i].map(|c| &f.chains[c]));
+        // A member of a chain gives its shape and element type only; the chain's last layer
+        // then computes the whole chain.
         let out = {
             let inputs: Vec<&Value<'a>> = node
                 .sources
                 .iter()
                 .map(|s| values[s.node][s.output].as_ref().expect(KEPT))
                 .collect();
-            compute(graph, i, &inputs, pass, materialise[i])?
+            compute(graph, i, &inputs, pass, materialise[i] && chain.is_none())?
+        };
+        let out = match chain {
+            Some(chain) if chain.members.last() == Some(&i) && materialise[i] => {
+                run_chain(graph, chain, &values, pass)?.unwrap_or(out)
+            }
+            _ => out,
         };
         check_port(
             node,
@@ -175,11 +194,32 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
         if graph.uses[i][0] > 0 {
             values[i][0] = Some(out);
         }
-        for s in &node.sources {
+        let mut release = |s: &Source| {
             let left = &mut uses_left[s.node][s.output];
             *left -= 1;
             if *left == 0 {
                 values[s.node][s.output] = None;
+            }
+        };
+        match chain {
+            None => node.sources.iter().for_each(&mut release),
+            Some(chain) => {
+                let outside = |s: &&Source| !chain.members.contains(&s.node);
+                // What a member reads from outside the chain is read again when the chain
+                // runs, at its last layer: released there.
+                if chain.members.last() == Some(&i) {
+                    for &m in &chain.members {
+                        graph.nodes[m]
+                            .sources
+                            .iter()
+                            .filter(outside)
+                            .for_each(&mut release);
+                    }
+                }
+                node.sources
+                    .iter()
+                    .filter(|s| !outside(s))
+                    .for_each(&mut release);
             }
         }
     }
@@ -192,6 +232,53 @@ pub(crate) fn evaluate<'a>(graph: &'a Graph, pass: &Pass<'a>) -> Result<Outcome<
         dtypes,
         partials,
     })
+}
+
+/// Runs a chain at its last layer, as one expression over the tensors it reads from outside;
+/// `None` when one of them is not a tensor (then neither is the chain's output).
+///
+/// # Errors
+/// An error of a layer of the chain (an integer division by zero): the one its layers run
+/// one by one give, naming the layer.
+fn run_chain<'a>(
+    graph: &'a Graph,
+    chain: &Chain,
+    values: &[Vec<Option<Value<'a>>>],
+    pass: &Pass<'a>,
+) -> Result<Option<Value<'a>>, IrError> {
+    let mut views = Vec::with_capacity(chain.inputs.len());
+    for s in &chain.inputs {
+        match values[s.node][s.output].as_ref() {
+            Some(Value::Tensor(t)) => views.push(t.view()),
+            _ => return Ok(None),
+        }
+    }
+    let fused = match chain.expression.evaluate(&views, Parallelism::Auto) {
+        Ok(t) => return Ok(Some(Value::Tensor(Cow::Owned(t)))),
+        Err(e) => e,
+    };
+    // The layers one by one: they find the same fault and name the layer that has it.
+    let mut computed: Vec<(usize, Value<'a>)> = Vec::with_capacity(chain.members.len());
+    for &m in &chain.members {
+        let inputs: Vec<&Value<'a>> = graph.nodes[m]
+            .sources
+            .iter()
+            .map(|s| match computed.iter().find(|(n, _)| *n == s.node) {
+                Some((_, v)) => v,
+                None => values[s.node][s.output]
+                    .as_ref()
+                    .expect("a chain's outside operands are kept until it runs"),
+            })
+            .collect();
+        let v = compute(graph, m, &inputs, pass, true)?;
+        computed.push((m, v));
+    }
+    // The layers ran where the expression failed: a fault of the fused run alone, which
+    // must not fail the model (and which debug builds, the tests among them, report).
+    if cfg!(debug_assertions) {
+        panic!("a chain failed fused but not layer by layer: {fused}");
+    }
+    Ok(computed.pop().map(|(_, v)| v))
 }
 
 /// Whether the load-time pass already knew (and so checked) this output's shape.

@@ -58,6 +58,7 @@ mod describe;
 mod eltwise;
 mod error;
 mod eval;
+mod fuse;
 mod graph;
 mod types;
 mod weights;
@@ -66,14 +67,16 @@ mod xml;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use describe::LayerSummary;
+pub use describe::{ChainSummary, LayerSummary};
 pub use error::{IrError, LayerRef, PortDirection};
+pub use fuse::MAX_CHAIN_LAYERS;
 pub use types::{dtype_from_ir, Dim, IrShape};
 
 use crate::dtype::DType;
 use crate::io::files;
 use crate::tensor::Tensor;
 use eval::{Pass, Value};
+use fuse::Fusion;
 use graph::{Graph, Op};
 
 /// A model input (a Parameter) or output (a Result): its name, element type and shape.
@@ -101,6 +104,8 @@ pub struct Model {
     partials: Vec<Vec<Option<IrShape>>>,
     inputs: Vec<TensorInfo>,
     outputs: Vec<TensorInfo>,
+    /// The chains of element-wise layers [`Model::run`] runs as one expression each.
+    fusion: Fusion,
 }
 
 impl Model {
@@ -173,7 +178,7 @@ impl Model {
     fn from_net(net: xml::RawNet, bin: &[u8]) -> Result<Model, IrError> {
         let graph = graph::build(net, bin)?;
         let (known, dtypes, partials, outputs) = {
-            let outcome = eval::evaluate(&graph, &Pass::Infer)?;
+            let outcome = eval::evaluate(&graph, &Pass::Infer, None)?;
             let outputs = graph
                 .results
                 .iter()
@@ -216,8 +221,10 @@ impl Model {
                 }
             })
             .collect();
+        let fusion = fuse::plan(&graph);
         Ok(Model {
             graph,
+            fusion,
             known,
             dtypes,
             partials,
@@ -249,12 +256,36 @@ impl Model {
     /// Runs the model: one tensor per Parameter, keyed by its name; returns one
     /// `(Result name, tensor)` per Result, in [`Model::outputs`] order.
     ///
+    /// Each chain of element-wise layers ([`Model::chains`]) runs fused, as one
+    /// [`Expression`](crate::Expression): one pass over its output, no intermediate tensor.
+    /// The outputs are bit for bit those of [`Model::run_unfused`].
+    ///
     /// # Errors
     /// [`IrError::MissingInput`] for a Parameter without a tensor, [`IrError::UnknownInput`]
     /// for a name no Parameter has, [`IrError::InputMismatch`] for a tensor of another
     /// element type or shape than its Parameter, and any error of a layer: a Broadcast rule,
     /// a bad `target_shape`, computed dims that differ from the `.xml`'s.
     pub fn run(&self, inputs: &HashMap<String, Tensor>) -> Result<Vec<(String, Tensor)>, IrError> {
+        self.run_with(inputs, Some(&self.fusion))
+    }
+
+    /// [`Model::run`] layer by layer: every element-wise layer into its own tensor, as before
+    /// fusion (the reference fused runs are compared with).
+    ///
+    /// # Errors
+    /// As [`Model::run`].
+    pub fn run_unfused(
+        &self,
+        inputs: &HashMap<String, Tensor>,
+    ) -> Result<Vec<(String, Tensor)>, IrError> {
+        self.run_with(inputs, None)
+    }
+
+    fn run_with(
+        &self,
+        inputs: &HashMap<String, Tensor>,
+        fusion: Option<&Fusion>,
+    ) -> Result<Vec<(String, Tensor)>, IrError> {
         if let Some(name) = inputs
             .keys()
             .find(|k| !self.inputs.iter().any(|i| &i.name == *k))
@@ -286,7 +317,7 @@ impl Model {
             inputs: tensors,
             known: &self.known,
         };
-        let outcome = eval::evaluate(&self.graph, &pass)?;
+        let outcome = eval::evaluate(&self.graph, &pass, fusion)?;
         Ok(self
             .outputs
             .iter()
@@ -310,6 +341,11 @@ impl Model {
     /// Every layer in run order, with what [`Model::describe`] prints of it.
     pub fn layers(&self) -> Vec<LayerSummary> {
         describe::layers(self)
+    }
+
+    /// The chains of element-wise layers that [`Model::run`] runs fused, in run order.
+    pub fn chains(&self) -> Vec<ChainSummary> {
+        describe::chains(self)
     }
 }
 

@@ -20,6 +20,7 @@ if missing (with its parents) and removed again if the call fails.
 --input NAME=FILE.npy: NAME is the longest Parameter name followed by '=' that the text \
 starts with, so a Parameter named a=b is fed with --input a=b=FILE.npy. FILE `-` is \
 standard input.
+Each chain of element-wise layers (Add, Multiply, Maximum, Select, FakeQuantize, ...) whose intermediate results have one reader and are not Results runs as one expression, in one pass over its output; --describe lists the chains, --no-fuse runs the layers one by one.
 The .npy format has no bfloat16: a bf16 input is read from a uint16 .npy holding its bit \
 patterns, and a bf16 output is written the same way.")]
 pub struct IrArgs {
@@ -41,6 +42,10 @@ pub struct IrArgs {
     /// With --describe: print the description as one JSON object.
     #[arg(long, requires = "describe")]
     pub json: bool,
+    /// Run every element-wise layer into its own tensor, instead of each chain of them as
+    /// one expression (the outputs are the same, bit for bit).
+    #[arg(long, conflicts_with = "describe")]
+    pub no_fuse: bool,
 }
 
 /// Runs `bcast ir`.
@@ -64,7 +69,12 @@ pub fn main(args: IrArgs) -> CliResult {
         .map(|o| output_path(out_dir, &o.name))
         .collect::<Result<_, _>>()?;
     let inputs = read_inputs(&model, &args.inputs)?;
-    let outputs = model.run(&inputs).map_err(|e| CliError(e.to_string()))?;
+    let outputs = if args.no_fuse {
+        model.run_unfused(&inputs)
+    } else {
+        model.run(&inputs)
+    }
+    .map_err(|e| CliError(e.to_string()))?;
     let created = prepare_out_dir(out_dir)?;
     // All or nothing: every output goes to a temporary file first; only once all are written
     // are they renamed into place. Dropping `staged` on an error removes the temporary files.
@@ -104,6 +114,19 @@ fn describe_json(model: &Model) -> serde_json::Value {
                 "dtype": l.dtype.map(|d| d.to_string()),
                 "shape": l.shape,
                 "values": l.values,
+                "chain": l.chain,
+            })
+        })
+        .collect();
+    let chains: Vec<serde_json::Value> = model
+        .chains()
+        .into_iter()
+        .map(|c| {
+            json!({
+                "number": c.number,
+                "layers": c.layers,
+                "output": c.output,
+                "expression": c.expression,
             })
         })
         .collect();
@@ -113,6 +136,7 @@ fn describe_json(model: &Model) -> serde_json::Value {
         "inputs": model.inputs().iter().map(tensor).collect::<Vec<_>>(),
         "outputs": model.outputs().iter().map(tensor).collect::<Vec<_>>(),
         "layers": layers,
+        "chains": chains,
     })
 }
 

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 pub mod bench;
 pub mod conformance;
 pub mod eltwise;
+pub mod eval;
 pub mod files;
 pub mod ir;
 pub mod reduce;

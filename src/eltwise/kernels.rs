@@ -20,8 +20,8 @@ use super::rule::{prelu_slope_shape, resolve};
 use super::table::{op_table, EltwiseOp, ShiftDirection};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
-use std::mem::MaybeUninit;
 use crate::exec::Parallelism;
+use std::mem::MaybeUninit;
 
 /// One run of an op on operands of one element type.
 pub(crate) struct Job<'s, 'a, T> {

@@ -86,7 +86,7 @@ unsafe fn node_expression(
         for (j, &a) in args.iter().enumerate() {
             values.push(match a.checked_sub(n_inputs) {
                 None => ExprValue::Input(a),
-                Some(node) if node < k => ExprValue::ExprNode(node),
+                Some(node) if node < k => ExprValue::Node(node),
                 Some(node) => {
                     return Err(Error::new(
                         bcast_status::BCAST_ERR_INVALID,

@@ -261,8 +261,8 @@ fn with_constants(e: &Expression, weak: &[Option<Weak>], dtype: DType) -> PyResu
             .iter()
             .map(|a| match *a {
                 ExprValue::Input(i) => inputs[i],
-                ExprValue::ExprLiteral(i) => literals[i],
-                ExprValue::ExprNode(i) => nodes[i],
+                ExprValue::Literal(i) => literals[i],
+                ExprValue::Node(i) => nodes[i],
             })
             .collect();
         nodes.push(out.apply(node.op, &args, node.rule).map_err(to_py_err)?);

@@ -64,7 +64,7 @@ fn tensor(dtype: DType, shape: &[usize], seed: u64, nonzero: bool) -> Tensor {
         };
     }
     match dtype {
-        DType::Bool => make!(Bool, |b: u64, _| b % 3 == 0),
+        DType::Bool => make!(Bool, |b: u64, _| b.is_multiple_of(3)),
         DType::I8 => int!(I8, i8),
         DType::I16 => int!(I16, i16),
         DType::I32 => int!(I32, i32),
@@ -395,7 +395,7 @@ fn literals_take_the_type_beside_them() {
     // f16: 0.1 rounds once to f16, as numpy converts a Python float for an f16 array.
     let x = tensor(DType::F16, &[3, 5], 40, false);
     let e = Expression::parse("x * 0.1 + 3", NP).unwrap();
-    check(&e, &views(&[x.clone()]), "f16 literals");
+    check(&e, &views(std::slice::from_ref(&x)), "f16 literals");
     let y = e.evaluate(&[x.view()], Parallelism::Serial).unwrap();
     let (Tensor::F16(x), Tensor::F16(y)) = (&x, &y) else {
         panic!("f16 in, f16 out")

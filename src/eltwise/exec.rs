@@ -612,7 +612,7 @@ where
 /// AVX2 (read once per run, on the calling thread). Wider loads and stores keep more cache
 /// lines in flight per loop iteration, which is what one thread's memory bandwidth needs on
 /// some CPUs; every op's arithmetic is the same IEEE operation at any vector width.
-fn wide_isa() -> Option<Avx2> {
+pub(super) fn wide_isa() -> Option<Avx2> {
     if Strategy::get().wide_eltwise {
         Avx2::detect()
     } else {

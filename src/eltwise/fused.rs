@@ -6,7 +6,7 @@
 //! any layout, broadcast ones as splats or tiles. The executor walks that plan as the
 //! single-op executor does (chunks over threads, rows, stretches) and cuts each stretch into
 //! blocks of [`BLOCK_BYTES`]: per block, each node runs its op's block kernel (the op table's
-//! body, through the same block loop as the op alone: `kernels.rs`'s `*_block` functions)
+//! body, through the same block loop as the op alone: `kernels.rs`'s `*_fn` block kernels)
 //! from its operands' sources into a scratch block that stays in L1, the last node straight
 //! into the output. No intermediate tensor, no per-element dispatch: one call per node per block.
 //!
@@ -30,10 +30,7 @@ use super::exec::{
     Writer, FOLD_MAX,
 };
 use super::expr::{literal_tensor, ExprValue, Expression};
-use super::kernels::{
-    bool_bool_block, bool_same_block, float_bool_block, float_same_block, half_bool_block,
-    half_same_block, int_bool_block, int_same_block, BlockJob, BlockOut,
-};
+use super::kernels::{BlockJob, BlockKernels};
 use super::plan::EltwisePlan;
 use super::rule::{place, Placement};
 use super::table::{EltwiseOp, Out, Shape};
@@ -42,7 +39,7 @@ use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::{dtype_table, DType};
 use crate::element::Element;
 use crate::error::BroadcastError;
-use crate::exec::{for_each_chunk, Parallelism, Slot};
+use crate::exec::{for_each_chunk, uninit_slots, Parallelism, Slot};
 use crate::tensor::Tensor;
 
 /// Expressions of more steps than this (a node used twice is a step per use) run op by op.
@@ -51,67 +48,6 @@ pub(crate) const MAX_STEPS: usize = 64;
 /// Bytes of one scratch block (per node value): small enough that every live block of an
 /// expression stays in L1, long enough that one call per node per block is nothing.
 const BLOCK_BYTES: usize = 8192;
-
-/// An element type's block kernels, from its row of the element-type table.
-pub(crate) trait BlockKernels: ViewElement + Copy + Default + Send + Sync {
-    /// Ops whose output has the operands' type.
-    fn same(
-        job: &BlockJob<'_, '_, Self>,
-        out: &mut [MaybeUninit<Self>],
-    ) -> Result<(), BroadcastError>;
-    /// Ops whose output is bool (comparisons).
-    fn boolean(
-        job: &BlockJob<'_, '_, Self>,
-        out: &mut [MaybeUninit<bool>],
-    ) -> Result<(), BroadcastError>;
-}
-
-macro_rules! block_kernels_impl {
-    ($t:ty, $same:ident, $boolean:ident) => {
-        impl BlockKernels for $t {
-            fn same(
-                job: &BlockJob<'_, '_, Self>,
-                out: &mut [MaybeUninit<Self>],
-            ) -> Result<(), BroadcastError> {
-                $same(job, BlockOut(out))
-            }
-
-            fn boolean(
-                job: &BlockJob<'_, '_, Self>,
-                out: &mut [MaybeUninit<bool>],
-            ) -> Result<(), BroadcastError> {
-                $boolean(job, BlockOut(out))
-            }
-        }
-    };
-}
-
-macro_rules! block_kernels_for {
-    (Int, $t:ty, $lane:tt) => {
-        block_kernels_impl!($t, int_same_block, int_bool_block);
-    };
-    (Uint, $t:ty, $lane:tt) => {
-        block_kernels_impl!($t, int_same_block, int_bool_block);
-    };
-    (Float, $t:ty, u16) => {
-        block_kernels_impl!($t, half_same_block, half_bool_block);
-    };
-    (Float, $t:ty, $lane:tt) => {
-        block_kernels_impl!($t, float_same_block, float_bool_block);
-    };
-    (Bool, $t:ty, $lane:tt) => {
-        block_kernels_impl!($t, bool_same_block, bool_bool_block);
-    };
-    // Strings own memory: their expressions (Select only) run op by op.
-    (Text, $t:ty, $lane:tt) => {};
-}
-
-macro_rules! define_block_kernels {
-    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
-        $(block_kernels_for!($kind, $t, $lane);)*
-    };
-}
-dtype_table!(define_block_kernels!);
 
 /// Which scratch a value lives in: the expression's element type, or bool (comparisons,
 /// logical ops, Select's condition).
@@ -556,15 +492,9 @@ impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C
     fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
         let run = self.run;
         for_each_chunk(out, cost_bytes::<C>(), run.par, |start, chunk| {
-            // SAFETY: `Slot<C>` promises the layout of `C`, and `C` is `Copy` (no drop glue),
-            // so a slot may be overwritten through a `MaybeUninit<C>` of the same bytes; the
-            // kernels store only whole valid `C`s, so an initialised output stays so.
-            let slots = unsafe {
-                std::slice::from_raw_parts_mut(
-                    chunk.as_mut_ptr().cast::<MaybeUninit<C>>(),
-                    chunk.len(),
-                )
-            };
+            // SAFETY: `C` is `Copy` (no drop glue), and the kernels store only whole valid
+            // `C`s, so an initialised output stays so.
+            let slots = unsafe { uninit_slots(chunk) };
             if let Err(e) = run.chunk(start, slots, self.root) {
                 run.failed.store(true, Ordering::Relaxed);
                 let mut slot = run.error.lock().unwrap_or_else(|p| p.into_inner());
@@ -743,9 +673,13 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             args: &srcs[..step.args.len()],
                             dtype: self.dtype,
                         };
-                        match step.op.out() {
-                            Out::Same => T::same(&job, value_out),
-                            Out::Bool => T::boolean(&job, bool_out),
+                        // SAFETY: without an ISA token the block kernels are the baseline
+                        // build, which runs on every CPU.
+                        unsafe {
+                            match step.op.out() {
+                                Out::Same => T::same_fn(step.op, None)(&job, value_out),
+                                Out::Bool => T::boolean_fn(step.op, None)(&job, bool_out),
+                            }
                         }
                     }
                     Lane::Bool => {
@@ -758,9 +692,12 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             args: &srcs[..step.args.len()],
                             dtype: DType::Bool.name(),
                         };
-                        match step.op.out() {
-                            Out::Same => bool::same(&job, bool_out),
-                            Out::Bool => bool::boolean(&job, bool_out),
+                        // SAFETY: as above.
+                        unsafe {
+                            match step.op.out() {
+                                Out::Same => bool::same_fn(step.op, None)(&job, bool_out),
+                                Out::Bool => bool::boolean_fn(step.op, None)(&job, bool_out),
+                            }
                         }
                     }
                 }

@@ -1,13 +1,23 @@
-//! The kernels, generated from the op table: for each kind of element type (integers, 32/64-bit
-//! floats, 16-bit floats, bool) one function per output type holds one arm per op, running the
-//! op's body for that kind through the executor of its shape (binary, fold, quantize). An op
-//! without a body for the kind refuses the type (checked before, by `output_dtype`).
+//! The kernels, generated from the op table, for each kind of element type (integers, 32/64-bit
+//! floats, 16-bit floats, bool) and each output type (the operands' type, bool):
+//!
+//! - **block kernels** (`*_same_fn`, `*_bool_fn`): per op a small function that runs the op's
+//!   body over one block of sources through the block loop of its shape, compiled for the
+//!   baseline ISA and for AVX2. A fused expression calls them per node per block; a whole
+//!   two-operand op calls its block kernel per stretch of the plan walk ([`TableBinary`]), so
+//!   the walk, the threads and the output handling are compiled once per element type, not
+//!   once per op and type.
+//! - **whole-op kernels** (`*_same`, `*_bool`): one arm per op; the two-operand ops go to
+//!   [`TableBinary`], the variadic folds and FakeQuantize run their bodies through their own
+//!   executors.
+//!
+//! An op without a body for the kind refuses the type (checked before, by `output_dtype`).
 
 use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
-    run_binary, run_fold, run_quantize, BinaryKernel, Fold, FoldPass, PerElement, Quantize,
-    RefuseZeroDivisor, Sink, Src,
+    run_binary, run_fold, run_quantize, wide_isa, BinaryKernel, Fold, FoldPass, PerElement,
+    Quantize, RefuseZeroDivisor, Sink, Src,
 };
 use super::half::{Half, ViaF32};
 #[allow(unused_imports)]
@@ -18,9 +28,12 @@ use super::kinds::{
 };
 use super::rule::{prelu_slope_shape, resolve};
 use super::table::{op_table, EltwiseOp, ShiftDirection};
+use super::view::ViewElement;
 use crate::auto_broadcast::AutoBroadcast;
+use crate::dtype::dtype_table;
 use crate::error::BroadcastError;
-use crate::exec::Parallelism;
+use crate::exec::isa::Avx2;
+use crate::exec::{uninit_slots, Parallelism, Slot};
 use std::mem::MaybeUninit;
 
 /// One run of an op on operands of one element type.
@@ -67,6 +80,28 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         run_binary(a.view(), b, &rule.spec, kernel, sink, self.par)
     }
 
+    /// Runs a two-operand op of the table through its block kernel ([`TableBinary`]);
+    /// `refuse_zero`: a zero divisor anywhere in `b` is refused before any output is written.
+    fn table_binary<C, D>(
+        &self,
+        block_fn: fn(EltwiseOp, Option<Avx2>) -> BlockFn<T, C>,
+        refuse_zero: bool,
+        sink: D,
+    ) -> Result<D::Out, BroadcastError>
+    where
+        T: PartialEq + Default,
+        C: Copy + Send,
+        D: Sink<C>,
+    {
+        let kernel = TableBinary {
+            op: self.op,
+            dtype: self.dtype,
+            refuse_zero,
+            block: block_fn(self.op, wide_isa()),
+        };
+        self.binary(&kernel, sink)
+    }
+
     fn fold<F0, F, G, D>(&self, fold: &Fold<F0, F, G>, sink: D) -> Result<D::Out, BroadcastError>
     where
         T: Default,
@@ -94,6 +129,110 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         run_quantize(views, &rule.spec, kernel, sink, self.par)
     }
 }
+
+/// A block kernel of the table: the op's arm of its element type's generated function, for
+/// one output type, compiled for the baseline ISA or for AVX2.
+pub(crate) type BlockFn<T, C> =
+    unsafe fn(&BlockJob<'_, '_, T>, &mut [MaybeUninit<C>]) -> Result<(), BroadcastError>;
+
+/// A two-operand op of the table as one [`BinaryKernel`]: per stretch of the plan walk, the
+/// op's block kernel (one match on the op, then the op's block loop). The walk is compiled
+/// once per element type, not once per op and type.
+pub(crate) struct TableBinary<T, C> {
+    op: EltwiseOp,
+    dtype: &'static str,
+    refuse_zero: bool,
+    block: BlockFn<T, C>,
+}
+
+impl<T, C> BinaryKernel<T, T, C> for TableBinary<T, C>
+where
+    T: Copy + PartialEq + Default + Sync,
+    C: Copy + Send,
+{
+    #[inline]
+    fn block<S: Slot<C>>(&self, a: Src<'_, T>, b: Src<'_, T>, out: &mut [S]) {
+        // SAFETY: `C` is `Copy` (no drop glue) and the block kernels store a whole valid `C`
+        // in every slot they are given, never an uninitialised value.
+        let slots = unsafe { uninit_slots(out) };
+        let args = [a, b];
+        let job = BlockJob {
+            op: self.op,
+            args: &args,
+            dtype: self.dtype,
+        };
+        // SAFETY: `block` is the AVX2 build only when it was chosen with the token that proves
+        // this CPU runs AVX2 ([`BlockKernels::same_fn`]).
+        let done = unsafe { (self.block)(&job, slots) };
+        if let Err(e) = done {
+            // The op, the type and the arity were checked before the run, and a zero divisor
+            // by `check`; a failed block has not written its slots, so the run must not
+            // return (the executor's guard turns this into `WorkerPanicked`).
+            unreachable!("a block kernel refused operands checked before the run: {e}");
+        }
+    }
+
+    fn check(&self, _a: &ArrayViewD<'_, T>, b: &ArrayViewD<'_, T>) -> Result<(), BroadcastError> {
+        let zero = T::default();
+        if self.refuse_zero && b.iter().any(|x| *x == zero) {
+            return Err(BroadcastError::DivisionByZero {
+                op: self.op.name(),
+                dtype: self.dtype,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// An element type's block kernels, from its row of the element-type table.
+pub(crate) trait BlockKernels: ViewElement + Copy + Default + Send + Sync {
+    /// The block kernel of `op` (an op whose output has the operands' type), compiled for
+    /// AVX2 when `isa` holds the token.
+    fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self>;
+    /// The block kernel of `op` (an op whose output is bool: comparisons).
+    fn boolean_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, bool>;
+}
+
+macro_rules! block_kernels_impl {
+    ($t:ty, $same:ident, $boolean:ident) => {
+        impl BlockKernels for $t {
+            fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self> {
+                $same(op, isa)
+            }
+
+            fn boolean_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, bool> {
+                $boolean(op, isa)
+            }
+        }
+    };
+}
+
+macro_rules! block_kernels_for {
+    (Int, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, int_same_fn, int_bool_fn);
+    };
+    (Uint, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, int_same_fn, int_bool_fn);
+    };
+    (Float, $t:ty, u16) => {
+        block_kernels_impl!($t, half_same_fn, half_bool_fn);
+    };
+    (Float, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, float_same_fn, float_bool_fn);
+    };
+    (Bool, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, bool_same_fn, bool_bool_fn);
+    };
+    // Strings own memory: their expressions (Select only) run op by op.
+    (Text, $t:ty, $lane:tt) => {};
+}
+
+macro_rules! define_block_kernels {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(block_kernels_for!($kind, $t, $lane);)*
+    };
+}
+dtype_table!(define_block_kernels!);
 
 /// OpenVINO PRelu's slope placement: a 1-D slope as long as x's channel axis (axis 1) goes
 /// on that axis (trailing axes of 1 added); any other slope is left for the numpy rule.
@@ -131,57 +270,71 @@ macro_rules! out_ty {
 /// One arm's code: `Err` when the row's output type is not the function's, else the body of
 /// the function's kind (`$k`), run through the row's shape.
 macro_rules! arm {
-    (Same, Bool, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
-    (Bool, Same, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
-    ($fo:ident, $ro:ident, $k:ident, $job:ident, $sink:ident, $shape:tt, [$($key:ident : $body:expr),*]) => {
-        pick!($k, $fo, $job, $sink, $shape, [$($key : $body),*])
+    ($path:ident, Same, Bool, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
+    ($path:ident, Bool, Same, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
+    ($path:ident, $fo:ident, $ro:ident, $k:ident, $job:ident, $sink:ident, $shape:tt, [$($key:ident : $body:expr),*]) => {
+        pick!($path, $k, $fo, $job, $sink, $shape, [$($key : $body),*])
     };
 }
 
 /// Finds the body for kind `$k` among a row's keys.
 macro_rules! pick {
-    ($k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, []) => {
+    ($path:ident, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, []) => {
         Err($job.unsupported())
     };
-    (int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int_div : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(int_div, $fo, $job, $sink, $shape, $b)
+    ($path:ident, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int_div : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, int_div, $fo, $job, $sink, $shape, $b)
     };
-    (int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(plain, $fo, $job, $sink, $shape, $b)
+    ($path:ident, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    (int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [uint : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(plain, $fo, $job, $sink, $shape, $b)
+    ($path:ident, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [uint : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    (float, $fo:ident, $job:ident, $sink:ident, $shape:tt, [float : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(plain, $fo, $job, $sink, $shape, $b)
+    ($path:ident, float, $fo:ident, $job:ident, $sink:ident, $shape:tt, [float : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    (half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(via_f32, $fo, $job, $sink, $shape, $b)
+    ($path:ident, half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, via_f32, $fo, $job, $sink, $shape, $b)
     };
-    (half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half_native : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(plain, $fo, $job, $sink, $shape, $b)
+    ($path:ident, half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half_native : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    (bool, $fo:ident, $job:ident, $sink:ident, $shape:tt, [bool : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(plain, $fo, $job, $sink, $shape, $b)
+    ($path:ident, bool, $fo:ident, $job:ident, $sink:ident, $shape:tt, [bool : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [ord : $b:expr $(, $key:ident : $body:expr)*]) => {
-        run!(plain, $fo, $job, $sink, $shape, $b)
+    ($path:ident, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [ord : $b:expr $(, $key:ident : $body:expr)*]) => {
+        run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
-        pick!($k, $fo, $job, $sink, $shape, [$($key : $body),*])
+    ($path:ident, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
+        pick!($path, $k, $fo, $job, $sink, $shape, [$($key : $body),*])
     };
 }
 
 /// Runs body `$b` (`plain`: on `T`; `via_f32`: on f32, each element widened and the result
 /// rounded once; `int_div`: on `T`, a zero divisor refused) through the row's shape.
+///
+/// `$path` is `whole` for a whole op's run, `block` for a block of an expression's node. A
+/// whole two-operand op runs its block kernel (the `block` path's function for the type,
+/// [`BlockKernels`]) once per stretch of the plan walk ([`TableBinary`]), so the walk is
+/// compiled once per element type rather than once per op and type.
 macro_rules! run {
-    (plain, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+    (whole, int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+        $job.table_binary(block_fn!($fo), true, $sink)
+    };
+    (whole, $how:ident, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+        $job.table_binary(block_fn!($fo), false, $sink)
+    };
+    (whole, $how:ident, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
+        $job.table_binary(block_fn!($fo), false, $sink)
+    };
+    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
         $job.binary(&PerElement(fn2::<T, T, out_ty!($fo, T), _>($b)), $sink)
     };
-    (plain, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
+    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
         $job.binary(&PerElement(fn2::<T, T, out_ty!($fo, T), _>($b)), $sink)
     };
-    (int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+    ($path:ident, int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
         $job.binary(
             &RefuseZeroDivisor {
                 kernel: PerElement(fn2::<T, T, T, _>($b)),
@@ -191,13 +344,13 @@ macro_rules! run {
             $sink,
         )
     };
-    (via_f32, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
         $job.binary(&ViaF32::new(fn2::<f32, f32, f32, _>($b)), $sink)
     };
-    (via_f32, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
+    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
         $job.binary(&ViaF32::new(fn2::<f32, f32, f32, _>($b)), $sink)
     };
-    (plain, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
+    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
         let step = fn2::<T, T, T, _>($b);
         $job.fold(
             &Fold {
@@ -208,7 +361,7 @@ macro_rules! run {
             $sink,
         )
     }};
-    (via_f32, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
+    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
         let f = fn2::<f32, f32, f32, _>($b);
         // Rounded after every step, as the references add in the element type.
         let step = move |a: T, x: T| T::narrow(f(a.widen(), x.widen()));
@@ -221,10 +374,10 @@ macro_rules! run {
             $sink,
         )
     }};
-    (plain, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {
+    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {
         $job.quantize(&Quantize(fn5::<T, _>($b)), $sink)
     };
-    (via_f32, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {{
+    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {{
         let f = fn5::<f32, _>($b);
         $job.quantize(
             &Quantize(move |x: T, il: T, ih: T, ol: T, oh: T| {
@@ -233,8 +386,18 @@ macro_rules! run {
             $sink,
         )
     }};
-    ($how:ident, $fo:ident, $job:ident, $sink:ident, [Select], $b:expr) => {
+    ($path:ident, $how:ident, $fo:ident, $job:ident, $sink:ident, [Select], $b:expr) => {
         Err($job.unsupported())
+    };
+}
+
+/// The block kernel of an output type (`Same`, `Bool`), as a function of the ISA token.
+macro_rules! block_fn {
+    (Same) => {
+        <T as BlockKernels>::same_fn
+    };
+    (Bool) => {
+        <T as BlockKernels>::boolean_fn
     };
 }
 
@@ -257,7 +420,7 @@ macro_rules! fold_finish {
 /// Generates, for each kind, one function per output type with one arm per row.
 macro_rules! define_kernels {
     ($kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $elem:ty, [$($alias:tt)*],
-     $job:ident, $sink:ident ;
+     $job:ident, $sink:ident, $path:ident ;
      $(
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
@@ -274,7 +437,7 @@ macro_rules! define_kernels {
             $($alias)*
             match job.op {
                 $(EltwiseOp::$v { $($($f),+)? } => arm!(
-                    Same, $out, $kind, job, sink,
+                    $path, Same, $out, $kind, job, sink,
                     [$shape $(($start, $finish))?], [$($key : $body),*]
                 ),)*
             }
@@ -288,7 +451,7 @@ macro_rules! define_kernels {
             $($alias)*
             match job.op {
                 $(EltwiseOp::$v { $($($f),+)? } => arm!(
-                    Bool, $out, $kind, job, sink,
+                    $path, Bool, $out, $kind, job, sink,
                     [$shape $(($start, $finish))?], [$($key : $body),*]
                 ),)*
             }
@@ -296,12 +459,97 @@ macro_rules! define_kernels {
     };
 }
 
-op_table!(define_kernels!(int, int_same, int_bool, [T: Int,], T, [], Job, Sink));
-op_table!(define_kernels!(float, float_same, float_bool, [T: Real + Mean,], T, [], Job, Sink));
+/// Generates, for each kind, one function per output type that gives an op's block kernel:
+/// per row a small function of its own (the op's body through the block loop of its shape),
+/// compiled for the baseline ISA and for AVX2, so a stretch or block costs one indirect call
+/// and no match over the table.
+macro_rules! define_block_fns {
+    ($kind:ident, $same:ident, $boolean:ident, $gen:tt, $elem:ty, $alias:tt ; $($rows:tt)*) => {
+        define_block_fns!(@ $kind, $same, $boolean, $gen, $gen, $elem, $alias ; $($rows)*);
+    };
+    (@ $kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $g:tt, $elem:ty, $a:tt ;
+     $(
+        [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
+        [$name:literal, $ov:literal, $onnx:literal]
+        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
+        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident]
+        $(only [$($only:ident),+])?
+        { $($key:ident : $body:expr),* $(,)? }
+     )*) => {
+        pub(crate) fn $same<$($gen)*>(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<$elem, $elem> {
+            match op {
+                $(EltwiseOp::$v { .. } => block_fn_of!(
+                    Same, $elem, $g, $a, isa,
+                    { EltwiseOp::$v { $($($f),+)? } },
+                    { $out, $kind, [$shape $(($start, $finish))?], [$($key : $body),*] }
+                ),)*
+            }
+        }
+
+        pub(crate) fn $boolean<$($gen)*>(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<$elem, bool> {
+            match op {
+                $(EltwiseOp::$v { .. } => block_fn_of!(
+                    Bool, $elem, $g, $a, isa,
+                    { EltwiseOp::$v { $($($f),+)? } },
+                    { $out, $kind, [$shape $(($start, $finish))?], [$($key : $body),*] }
+                ),)*
+            }
+        }
+    };
+}
+
+/// One row's block kernel for output type `$fo`, baseline or AVX2 by `$isa`.
+macro_rules! block_fn_of {
+    ($fo:ident, $elem:ty, [$($gen:tt)*], [$($alias:tt)*], $isa:ident, { $pat:pat },
+     { $out:ident, $kind:ident, $shape:tt, $bodies:tt }) => {{
+        #[allow(unused_variables, dead_code, clippy::redundant_closure)]
+        #[inline(always)]
+        fn body<$($gen)* D: BlockSink<out_ty!($fo, $elem)>>(
+            job: &BlockJob<'_, '_, $elem>,
+            sink: D,
+        ) -> Result<D::Out, BroadcastError> {
+            $($alias)*
+            match job.op {
+                $pat => arm!(block, $fo, $out, $kind, job, sink, $shape, $bodies),
+                _ => Err(job.unsupported()),
+            }
+        }
+        fn base<$($gen)*>(
+            job: &BlockJob<'_, '_, $elem>,
+            out: &mut [MaybeUninit<out_ty!($fo, $elem)>],
+        ) -> Result<(), BroadcastError> {
+            body(job, BlockOut(out))
+        }
+        /// # Safety
+        /// The CPU must run AVX2.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2")]
+        unsafe fn wide<$($gen)*>(
+            job: &BlockJob<'_, '_, $elem>,
+            out: &mut [MaybeUninit<out_ty!($fo, $elem)>],
+        ) -> Result<(), BroadcastError> {
+            body(job, BlockOut(out))
+        }
+        match $isa {
+            #[cfg(target_arch = "x86_64")]
+            Some(_) => wide as BlockFn<$elem, out_ty!($fo, $elem)>,
+            _ => base as BlockFn<$elem, out_ty!($fo, $elem)>,
+        }
+    }};
+}
+
 op_table!(
-    define_kernels!(half, half_same, half_bool, [T: Half + Mean + Default,], T, [], Job, Sink)
+    define_kernels!(int, int_same, int_bool, [T: Int + BlockKernels,], T, [], Job, Sink, whole)
 );
-op_table!(define_kernels!(bool, bool_same, bool_bool, [], bool, [type T = bool;], Job, Sink));
+op_table!(
+    define_kernels!(float, float_same, float_bool, [T: Real + Mean + BlockKernels,], T, [], Job, Sink, whole)
+);
+op_table!(
+    define_kernels!(half, half_same, half_bool, [T: Half + Mean + Default + BlockKernels,], T, [], Job, Sink, whole)
+);
+op_table!(
+    define_kernels!(bool, bool_same, bool_bool, [], bool, [type T = bool;], Job, Sink, whole)
+);
 
 /// One block of one node of an expression: the op's operands as the block's sources, the
 /// result into a block of scratch ([`BlockOut`]). The same bodies as the kernels above,
@@ -399,18 +647,10 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
     }
 }
 
-op_table!(
-    define_kernels!(int, int_same_block, int_bool_block, [T: Int,], T, [], BlockJob, BlockSink)
-);
-op_table!(
-    define_kernels!(float, float_same_block, float_bool_block, [T: Real + Mean,], T, [], BlockJob, BlockSink)
-);
-op_table!(
-    define_kernels!(half, half_same_block, half_bool_block, [T: Half + Mean + Default,], T, [], BlockJob, BlockSink)
-);
-op_table!(
-    define_kernels!(bool, bool_same_block, bool_bool_block, [], bool, [type T = bool;], BlockJob, BlockSink)
-);
+op_table!(define_block_fns!(int, int_same_fn, int_bool_fn, [T: Int,], T, []));
+op_table!(define_block_fns!(float, float_same_fn, float_bool_fn, [T: Real + Mean,], T, []));
+op_table!(define_block_fns!(half, half_same_fn, half_bool_fn, [T: Half + Mean + Default,], T, []));
+op_table!(define_block_fns!(bool, bool_same_fn, bool_bool_fn, [], bool, [type T = bool;]));
 
 /// ONNX Pow (opset 15) with an exponent of another type than the base, as onnx.reference
 /// computes it (`np.power(a, b).astype(a.dtype)`): in numpy's promoted type, cast back to the

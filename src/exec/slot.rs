@@ -48,3 +48,15 @@ pub(crate) fn as_init<C>(s: &mut [C]) -> &mut [Init<C>] {
     // the borrow is moved, not duplicated.
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), s.len()) }
 }
+
+/// Slots as `MaybeUninit<C>`s, for a kernel that writes through them (the block kernels).
+///
+/// # Safety
+/// `C` has no drop glue (an old value overwritten through the result is not dropped), and
+/// the caller stores only whole valid `C`s through the result, never an uninitialised value,
+/// so initialised slots stay initialised.
+pub(crate) unsafe fn uninit_slots<C, S: Slot<C>>(out: &mut [S]) -> &mut [MaybeUninit<C>] {
+    // SAFETY: `Slot<C>` promises the layout of `C`, which `MaybeUninit<C>` has; the borrow is
+    // moved, not duplicated; the caller's contract keeps initialised slots initialised.
+    unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), out.len()) }
+}

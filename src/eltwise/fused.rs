@@ -39,6 +39,7 @@ use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::{dtype_table, DType};
 use crate::element::Element;
 use crate::error::BroadcastError;
+use crate::exec::isa::Avx2;
 use crate::exec::{for_each_chunk, uninit_slots, Parallelism, Slot};
 use crate::tensor::Tensor;
 
@@ -420,6 +421,7 @@ fn run_typed<T: BlockKernels>(
         value_literals,
         bool_literals,
         dtype: T::DTYPE.name(),
+        f16c: Avx2::detect(),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
         par,
@@ -471,6 +473,8 @@ fn finish<T: BlockKernels, C: ViewElement + Copy>(
 /// Everything a chunk's walk reads.
 struct Run<'p, 'v, T> {
     program: &'p Program,
+    /// The CPU's F16C (16-bit float conversions), found once per run.
+    f16c: Option<Avx2>,
     plan: &'p EltwisePlan<FOLD_MAX>,
     value_ops: Vec<Operand<'v, T>>,
     bool_ops: Vec<Operand<'v, bool>>,
@@ -672,6 +676,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             op: step.op,
                             args: &srcs[..step.args.len()],
                             dtype: self.dtype,
+                            f16c: self.f16c,
                         };
                         // SAFETY: without an ISA token the block kernels are the baseline
                         // build, which runs on every CPU.
@@ -691,6 +696,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             op: step.op,
                             args: &srcs[..step.args.len()],
                             dtype: DType::Bool.name(),
+                            f16c: self.f16c,
                         };
                         // SAFETY: as above.
                         unsafe {

@@ -122,11 +122,14 @@ pub(crate) struct ViaF32<F> {
 }
 
 impl<F> ViaF32<F> {
+    #[cfg(test)]
     pub(crate) fn new(f: F) -> Self {
-        ViaF32 {
-            f,
-            f16c: Avx2::detect(),
-        }
+        Self::with_f16c(f, Avx2::detect())
+    }
+
+    /// With the F16C token already looked up (once per run, by the caller).
+    pub(crate) fn with_f16c(f: F, f16c: Option<Avx2>) -> Self {
+        ViaF32 { f, f16c }
     }
 }
 

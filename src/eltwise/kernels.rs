@@ -96,6 +96,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         let kernel = TableBinary {
             op: self.op,
             dtype: self.dtype,
+            f16c: Avx2::detect(),
             refuse_zero,
             block: block_fn(self.op, wide_isa()),
         };
@@ -141,6 +142,7 @@ pub(crate) type BlockFn<T, C> =
 pub(crate) struct TableBinary<T, C> {
     op: EltwiseOp,
     dtype: &'static str,
+    f16c: Option<Avx2>,
     refuse_zero: bool,
     block: BlockFn<T, C>,
 }
@@ -160,6 +162,7 @@ where
             op: self.op,
             args: &args,
             dtype: self.dtype,
+            f16c: self.f16c,
         };
         // SAFETY: `block` is the AVX2 build only when it was chosen with the token that proves
         // this CPU runs AVX2 ([`BlockKernels::same_fn`]).
@@ -345,10 +348,16 @@ macro_rules! run {
         )
     };
     ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
-        $job.binary(&ViaF32::new(fn2::<f32, f32, f32, _>($b)), $sink)
+        $job.binary(
+            &ViaF32::with_f16c(fn2::<f32, f32, f32, _>($b), $job.f16c),
+            $sink,
+        )
     };
     ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
-        $job.binary(&ViaF32::new(fn2::<f32, f32, f32, _>($b)), $sink)
+        $job.binary(
+            &ViaF32::with_f16c(fn2::<f32, f32, f32, _>($b), $job.f16c),
+            $sink,
+        )
     };
     ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
         let step = fn2::<T, T, T, _>($b);
@@ -558,6 +567,8 @@ pub(crate) struct BlockJob<'s, 'a, T> {
     pub(crate) op: EltwiseOp,
     pub(crate) args: &'s [Src<'a, T>],
     pub(crate) dtype: &'static str,
+    /// The CPU's F16C, found once per run (not once per block) for the 16-bit float kernels.
+    pub(crate) f16c: Option<Avx2>,
 }
 
 /// A block's destination: slots the kernel writes every one of.

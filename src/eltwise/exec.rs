@@ -27,8 +27,8 @@ use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::isa::Avx2;
 use crate::exec::{
-    as_init, for_each_chunk, guarded, per_line, prefetch_ahead, reserve, Odometer, Parallelism,
-    Slot, Strategy, STRING_COST_BYTES,
+    as_init, for_each_chunk, guarded, per_line, prefetch_ahead, reserve, Ahead, Odometer,
+    Parallelism, Slot, Strategy, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -242,15 +242,17 @@ where
     fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]) {
         let f = &self.0;
         let n = out.len();
-        // Contiguous operands are read a line at a time, each line's hint issued ahead.
+        // Contiguous operands are read a line at a time, each line's hint issued ahead; the
+        // distance is read once per block.
         let line = per_line::<A>().min(per_line::<B>());
+        let ahead = Ahead::get();
         match (a, b) {
             (Src::Contig(x), Src::Contig(y)) => {
                 let (x, y) = (&x[..n], &y[..n]);
                 let mut i = 0;
                 for o in out.chunks_mut(line) {
-                    prefetch_ahead(x, i);
-                    prefetch_ahead(y, i);
+                    ahead.hint(x.as_ptr().wrapping_add(i));
+                    ahead.hint(y.as_ptr().wrapping_add(i));
                     for ((o, &x), &y) in o.iter_mut().zip(&x[i..]).zip(&y[i..]) {
                         o.put(f(x, y));
                     }
@@ -261,7 +263,7 @@ where
                 let x = &x[..n];
                 let mut i = 0;
                 for o in out.chunks_mut(line) {
-                    prefetch_ahead(x, i);
+                    ahead.hint(x.as_ptr().wrapping_add(i));
                     for (o, &x) in o.iter_mut().zip(&x[i..]) {
                         o.put(f(x, y));
                     }
@@ -272,7 +274,7 @@ where
                 let y = &y[..n];
                 let mut i = 0;
                 for o in out.chunks_mut(line) {
-                    prefetch_ahead(y, i);
+                    ahead.hint(y.as_ptr().wrapping_add(i));
                     for (o, &y) in o.iter_mut().zip(&y[i..]) {
                         o.put(f(x, y));
                     }

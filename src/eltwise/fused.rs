@@ -26,8 +26,8 @@ use std::sync::Mutex;
 use ndarray::ArrayViewD;
 
 use super::exec::{
-    advance, cost_bytes, room, select_block, source, walk, Fresh, Into, Operand, Sink, Src, Tile,
-    Writer, FOLD_MAX,
+    advance, cost_bytes, room, select_block, source, walk, wide_isa, Fresh, Into, Operand, Sink,
+    Src, Tile, Writer, FOLD_MAX,
 };
 use super::expr::{literal_tensor, ExprValue, Expression};
 use super::kernels::{BlockJob, BlockKernels};
@@ -421,6 +421,7 @@ fn run_typed<T: BlockKernels>(
         value_literals,
         bool_literals,
         dtype: T::DTYPE.name(),
+        isa: wide_isa(),
         f16c: Avx2::detect(),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
@@ -473,6 +474,9 @@ fn finish<T: BlockKernels, C: ViewElement + Copy>(
 /// Everything a chunk's walk reads.
 struct Run<'p, 'v, T> {
     program: &'p Program,
+    /// The ISA the steps' block kernels are built for (the strategy's element-wise width),
+    /// found once per run.
+    isa: Option<Avx2>,
     /// The CPU's F16C (16-bit float conversions), found once per run.
     f16c: Option<Avx2>,
     plan: &'p EltwisePlan<FOLD_MAX>,
@@ -678,12 +682,12 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                             dtype: self.dtype,
                             f16c: self.f16c,
                         };
-                        // SAFETY: without an ISA token the block kernels are the baseline
-                        // build, which runs on every CPU.
+                        // SAFETY: the block kernels are built for `self.isa`, whose token
+                        // proves the CPU runs it (none: the baseline, which every CPU runs).
                         unsafe {
                             match step.op.out() {
-                                Out::Same => T::same_fn(step.op, None)(&job, value_out),
-                                Out::Bool => T::boolean_fn(step.op, None)(&job, bool_out),
+                                Out::Same => T::same_fn(step.op, self.isa)(&job, value_out),
+                                Out::Bool => T::boolean_fn(step.op, self.isa)(&job, bool_out),
                             }
                         }
                     }
@@ -701,8 +705,8 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                         // SAFETY: as above.
                         unsafe {
                             match step.op.out() {
-                                Out::Same => bool::same_fn(step.op, None)(&job, bool_out),
-                                Out::Bool => bool::boolean_fn(step.op, None)(&job, bool_out),
+                                Out::Same => bool::same_fn(step.op, self.isa)(&job, bool_out),
+                                Out::Bool => bool::boolean_fn(step.op, self.isa)(&job, bool_out),
                             }
                         }
                     }

@@ -14,7 +14,7 @@ use half::{bf16, f16, slice::HalfFloatSliceExt};
 
 use super::exec::{BinaryKernel, PerElement, Src};
 use crate::exec::isa::Avx2;
-use crate::exec::{prefetch_ahead, Slot};
+use crate::exec::{per_line, Ahead, Slot};
 
 /// A 16-bit float computed through f32.
 pub(crate) trait Half: Copy + Send + Sync + PartialOrd + bytemuck::Pod + 'static {
@@ -208,8 +208,6 @@ type Lanes = [f32; 8];
 
 #[inline(always)]
 fn load_bf16<H: Half>(src: &[H; 8]) -> Lanes {
-    // Each group also hints the line ahead of it.
-    prefetch_ahead(src, 0);
     std::array::from_fn(|k| bf16_widen(bytemuck::cast::<H, u16>(src[k])))
 }
 
@@ -236,8 +234,6 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         _MM_FROUND_TO_NEAREST_INT,
     };
     let load = |src: &[H; 8]| -> Lanes {
-        // Each group also hints the line ahead of it.
-        prefetch_ahead(src, 0);
         // SAFETY: `src` is 16 readable bytes (eight 2-byte `H`s); the load takes any
         // alignment; this function runs only with F16C (the token).
         let v: __m256 = unsafe { _mm256_cvtph_ps(_mm_loadu_si128(src.as_ptr().cast::<__m128i>())) };
@@ -276,27 +272,44 @@ fn lanes<'a, H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         }
     };
     let eights = |s: &'a [H]| {
-        s[..full]
-            .chunks_exact(8)
+        s.chunks_exact(8)
             .map(|c| <&[H; 8]>::try_from(c).expect("eight elements"))
     };
+    // Contiguous operands go a line at a time (up to four groups of eight), each line's
+    // hint issued ahead; the distance is read once per block.
+    let line = per_line::<H>();
+    let ahead = Ahead::get();
     // One loop per operand kind, so the loop body has no branch on it.
     match (a, b) {
         (Src::Contig(x), Src::Contig(y)) => {
-            for ((slots, x), y) in body.chunks_exact_mut(8).zip(eights(x)).zip(eights(y)) {
-                put(slots, load(x), load(y));
+            let lines = body
+                .chunks_mut(line)
+                .zip(x[..full].chunks(line))
+                .zip(y[..full].chunks(line));
+            for ((slots, x), y) in lines {
+                ahead.hint(x.as_ptr());
+                ahead.hint(y.as_ptr());
+                for ((slots, x), y) in slots.chunks_exact_mut(8).zip(eights(x)).zip(eights(y)) {
+                    put(slots, load(x), load(y));
+                }
             }
         }
         (Src::Contig(x), Src::Splat(y)) => {
             let y = [y.widen(); 8];
-            for (slots, x) in body.chunks_exact_mut(8).zip(eights(x)) {
-                put(slots, load(x), y);
+            for (slots, x) in body.chunks_mut(line).zip(x[..full].chunks(line)) {
+                ahead.hint(x.as_ptr());
+                for (slots, x) in slots.chunks_exact_mut(8).zip(eights(x)) {
+                    put(slots, load(x), y);
+                }
             }
         }
         (Src::Splat(x), Src::Contig(y)) => {
             let x = [x.widen(); 8];
-            for (slots, y) in body.chunks_exact_mut(8).zip(eights(y)) {
-                put(slots, x, load(y));
+            for (slots, y) in body.chunks_mut(line).zip(y[..full].chunks(line)) {
+                ahead.hint(y.as_ptr());
+                for (slots, y) in slots.chunks_exact_mut(8).zip(eights(y)) {
+                    put(slots, x, load(y));
+                }
             }
         }
         _ => {

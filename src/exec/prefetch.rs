@@ -44,19 +44,38 @@ pub(crate) const fn per_line<T>() -> usize {
 /// allowed: a prefetch is only a hint, never a memory access, and never faults.
 #[inline(always)]
 pub(crate) fn prefetch_ahead<T>(s: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let ahead = ahead();
-        if ahead == 0 {
-            return;
-        }
-        let p = s.as_ptr().wrapping_add(i).cast::<i8>().wrapping_add(ahead);
-        // SAFETY: `prefetcht0` does not access memory (it cannot fault, whatever the
-        // address) and SSE is part of x86_64; `wrapping_add` keeps the pointer arithmetic
-        // defined for any index.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+    Ahead::get().hint(s.as_ptr().wrapping_add(i));
+}
+
+/// The prefetch distance, read once for a whole block of work, so a loop's hint per line is
+/// one instruction (a loop-invariant test when the distance is 0) instead of a load of the
+/// shared setting per line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ahead(usize);
+
+impl Ahead {
+    #[inline(always)]
+    pub(crate) fn get() -> Ahead {
+        Ahead(ahead())
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (s, i);
+
+    /// Hints that the line the prefetch distance past `p` will be read soon. Any pointer is
+    /// allowed: a prefetch is only a hint, never a memory access, and never faults.
+    #[inline(always)]
+    pub(crate) fn hint<T>(self, p: *const T) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            if self.0 == 0 {
+                return;
+            }
+            let p = p.cast::<i8>().wrapping_add(self.0);
+            // SAFETY: `prefetcht0` does not access memory (it cannot fault, whatever the
+            // address) and SSE is part of x86_64; `wrapping_add` keeps the pointer
+            // arithmetic defined for any distance.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = p;
+    }
 }

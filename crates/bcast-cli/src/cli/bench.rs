@@ -197,10 +197,9 @@ fn select(names: &[String], mib: Option<f64>) -> Result<(Vec<Case>, Vec<ReduceCa
     Ok((cases, reduce))
 }
 
-/// The CPU's model name, its vendor and the store strategies in force (with why the
-/// environment's override was not taken, if it was not).
-fn machine_line() -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU's model name, from /proc/cpuinfo ("unknown CPU" where it cannot be read).
+pub(crate) fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
             t.lines()
@@ -208,7 +207,13 @@ fn machine_line() -> String {
                 .and_then(|l| l.split_once(':'))
                 .map(|(_, m)| m.trim().to_string())
         })
-        .unwrap_or_else(|| "unknown CPU".into());
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// The CPU's model name, its vendor and the store strategies in force (with why the
+/// environment's override was not taken, if it was not).
+pub(crate) fn machine_line() -> String {
+    let model = cpu_model();
     let strategy = bcast::exec::Strategy::get();
     let refused = match bcast::exec::Strategy::from_env() {
         Err(e) => format!(" (ignored: {e})"),

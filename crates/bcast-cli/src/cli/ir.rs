@@ -21,6 +21,13 @@ if missing (with its parents) and removed again if the call fails.
 starts with, so a Parameter named a=b is fed with --input a=b=FILE.npy. FILE `-` is \
 standard input.
 Each chain of element-wise layers (Add, Multiply, Maximum, Select, FakeQuantize, ...) whose intermediate results have one reader and are not Results runs as one expression, in one pass over its output; --describe lists the chains, --no-fuse runs the layers one by one.
+--time ROUNDS times the model in this process instead of writing outputs: it runs it once \
+fused and once layer by layer, refuses (exit 2) unless the outputs are the same bit for bit, \
+then runs ROUNDS interleaved rounds (fused, layer by layer, fused, ...), each repeating its \
+run for at least 50 ms, and prints one JSON line per mode: {\"mode\": \"fused\" or \
+\"layer_by_layer\", \"seconds_per_run\": the median over the rounds of a round's time / its \
+runs, \"rounds\", \"runs_per_round\", \"threads\", \"cpu\", \"machine\", \"model\"}. Each \
+run allocates its outputs, as a run without --time does.
 The .npy format has no bfloat16: a bf16 input is read from a uint16 .npy holding its bit \
 patterns, and a bf16 output is written the same way.")]
 pub struct IrArgs {
@@ -46,7 +53,28 @@ pub struct IrArgs {
     /// one expression (the outputs are the same, bit for bit).
     #[arg(long, conflicts_with = "describe")]
     pub no_fuse: bool,
+    /// Time the model instead of writing outputs: ROUNDS interleaved rounds of fused and
+    /// layer-by-layer runs, one JSON line per mode with the median seconds per run (below).
+    #[arg(
+        long,
+        value_name = "ROUNDS",
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(u32).range(1..=MAX_ROUNDS),
+        conflicts_with_all = ["describe", "out_dir", "no_fuse"]
+    )]
+    pub time: Option<u32>,
+    /// Threads to run on [default: all cores, for large outputs].
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        conflicts_with = "describe"
+    )]
+    pub threads: Option<usize>,
 }
+
+/// The most rounds `--time` takes (each lasts at least [`ROUND_SECONDS`]).
+const MAX_ROUNDS: i64 = 10_000;
 
 /// Runs `bcast ir`.
 pub fn main(args: IrArgs) -> CliResult {
@@ -60,8 +88,22 @@ pub fn main(args: IrArgs) -> CliResult {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let pool = match args.threads {
+        Some(0) => return Err(CliError("--threads must be at least 1".into())),
+        Some(n) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| CliError(format!("cannot start {n} threads: {e}")))?,
+        ),
+        None => None,
+    };
+    if let Some(rounds) = args.time {
+        let inputs = read_inputs(&model, &args.inputs)?;
+        return on_pool(pool.as_ref(), || time(&model, &inputs, rounds));
+    }
     let out_dir = args.out_dir.as_deref().ok_or_else(|| {
-        CliError("--out-dir is required to run the model (or give --describe)".into())
+        CliError("--out-dir is required to run the model (or give --describe or --time)".into())
     })?;
     let files: Vec<PathBuf> = model
         .outputs()
@@ -69,11 +111,13 @@ pub fn main(args: IrArgs) -> CliResult {
         .map(|o| output_path(out_dir, &o.name))
         .collect::<Result<_, _>>()?;
     let inputs = read_inputs(&model, &args.inputs)?;
-    let outputs = if args.no_fuse {
-        model.run_unfused(&inputs)
-    } else {
-        model.run(&inputs)
-    }
+    let outputs = on_pool(pool.as_ref(), || {
+        if args.no_fuse {
+            model.run_unfused(&inputs)
+        } else {
+            model.run(&inputs)
+        }
+    })
     .map_err(|e| CliError(e.to_string()))?;
     let created = prepare_out_dir(out_dir)?;
     // All or nothing: every output goes to a temporary file first; only once all are written
@@ -93,6 +137,89 @@ pub fn main(args: IrArgs) -> CliResult {
         println!("{line}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `f` on `pool` when --threads gave one, else on the calling thread: the model's layers
+/// run on rayon's current pool (`Parallelism::Auto`), so `pool` sets their threads.
+fn on_pool<R: Send>(pool: Option<&rayon::ThreadPool>, f: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+/// The least time one round of `--time` repeats its run for, in seconds: long enough that
+/// the clock's resolution and the start of a round do not count.
+const ROUND_SECONDS: f64 = 0.05;
+
+/// `--time`: checks that the fused and layer-by-layer runs give the same outputs bit for bit,
+/// then times `rounds` interleaved rounds of each and prints one JSON line per mode.
+fn time(model: &Model, inputs: &HashMap<String, Tensor>, rounds: u32) -> CliResult {
+    use bcast_cli::bench::{median, seconds_per_call};
+    let ir = |e: bcast::ir::IrError| CliError(e.to_string());
+    let fused = model.run(inputs).map_err(ir)?;
+    let unfused = model.run_unfused(inputs).map_err(ir)?;
+    if let Some(name) = first_difference(&fused, &unfused) {
+        return Err(CliError(format!(
+            "the fused and layer-by-layer runs differ in output '{name}' (please report): not timed"
+        )));
+    }
+    drop((fused, unfused));
+    let mut run_fused = || model.run(inputs).map(drop);
+    let mut run_unfused = || model.run_unfused(inputs).map(drop);
+    let fused_reps = runs_per_round(&mut run_fused).map_err(ir)?;
+    let unfused_reps = runs_per_round(&mut run_unfused).map_err(ir)?;
+    let mut fused_samples = Vec::with_capacity(rounds as usize);
+    let mut unfused_samples = Vec::with_capacity(rounds as usize);
+    for _ in 0..rounds {
+        fused_samples.push(seconds_per_call(fused_reps, &mut run_fused).map_err(ir)?);
+        unfused_samples.push(seconds_per_call(unfused_reps, &mut run_unfused).map_err(ir)?);
+    }
+    let (cpu, machine) = (super::bench::cpu_model(), super::bench::machine_line());
+    let threads = rayon::current_num_threads();
+    for (mode, samples, reps) in [
+        ("fused", &mut fused_samples, fused_reps),
+        ("layer_by_layer", &mut unfused_samples, unfused_reps),
+    ] {
+        let line = serde_json::json!({
+            "mode": mode,
+            "seconds_per_run": median(samples),
+            "rounds": rounds,
+            "runs_per_round": reps,
+            "threads": threads,
+            "cpu": cpu,
+            "machine": machine,
+            "model": model.name(),
+        });
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the first output that differs between two runs of the same model (in name,
+/// element type, shape or any element's bits), if one does.
+fn first_difference<'a>(a: &'a [(String, Tensor)], b: &[(String, Tensor)]) -> Option<&'a str> {
+    if a.len() != b.len() {
+        return Some(a.first().map_or("", |(name, _)| name.as_str()));
+    }
+    a.iter()
+        .zip(b)
+        .find(|((na, ta), (nb, tb))| na != nb || !ta.bit_equal(tb))
+        .map(|((name, _), _)| name.as_str())
+}
+
+/// How many runs of `run` one round of `--time` repeats: enough for [`ROUND_SECONDS`], from
+/// batches doubled until one takes a fifth of that.
+fn runs_per_round<E>(run: &mut impl FnMut() -> Result<(), E>) -> Result<usize, E> {
+    let mut batch = 1usize;
+    loop {
+        let seconds = bcast_cli::bench::seconds_per_call(batch, &mut *run)? * batch as f64;
+        if seconds >= ROUND_SECONDS / 5.0 || batch >= 1 << 24 {
+            let per_run = (seconds / batch as f64).max(1e-9);
+            return Ok(((ROUND_SECONDS / per_run).ceil() as usize).clamp(1, 1 << 26));
+        }
+        batch *= 2;
+    }
 }
 
 /// The description as JSON: the model's name and IR version, its inputs and outputs, and
@@ -231,5 +358,45 @@ fn names(model: &Model) -> String {
         "none".into()
     } else {
         names.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bcast::ndarray::arr1;
+
+    fn f32s(values: &[f32]) -> Tensor {
+        Tensor::F32(arr1(values).into_dyn())
+    }
+
+    #[test]
+    fn runs_differ_in_any_bit_name_or_count() {
+        let run = |name: &str, v: &[f32]| vec![(name.to_string(), f32s(v))];
+        let nan = f32::from_bits(0x7fc0_0001);
+        assert_eq!(
+            first_difference(&run("y", &[1.0, nan]), &run("y", &[1.0, nan])),
+            None
+        );
+        // -0.0 == 0.0 as numbers, but not as bits.
+        assert_eq!(
+            first_difference(&run("y", &[1.0, -0.0]), &run("y", &[1.0, 0.0])),
+            Some("y")
+        );
+        let other_nan = f32::from_bits(0x7fc0_0002);
+        assert_eq!(
+            first_difference(&run("y", &[nan]), &run("y", &[other_nan])),
+            Some("y")
+        );
+        assert_eq!(
+            first_difference(&run("y", &[1.0]), &run("z", &[1.0])),
+            Some("y")
+        );
+        let two = vec![
+            ("y".to_string(), f32s(&[1.0])),
+            ("z".to_string(), f32s(&[2.0])),
+        ];
+        assert_eq!(first_difference(&two, &run("y", &[1.0])), Some("y"));
+        assert_eq!(first_difference(&two, &two), None);
     }
 }

@@ -6,7 +6,7 @@
 //! The chains' values are also checked once against formulas written here.
 
 use bcast::exec::{with_tuning, Tuning};
-use bcast::ndarray::{ArrayD, IxDyn, Slice};
+use bcast::ndarray::{ArrayD, Dimension, IxDyn, Slice};
 use bcast::{
     AutoBroadcast, BroadcastError, DType, EltwiseOp, ExprLiteral, ExprValue, Expression,
     Parallelism, Tensor, TensorView,
@@ -552,4 +552,81 @@ fn big_outputs_split_and_stream_identically() {
         .evaluate(&v, Parallelism::Auto)
         .unwrap()
         .bit_equal(&e.evaluate_unfused(&v, Parallelism::Auto).unwrap()));
+}
+
+/// `(x + y) * s` per element, for inputs of any layout: the formula, not bcast.
+fn add_times(x: &ArrayD<f64>, y: &ArrayD<f64>, s: &ArrayD<f64>) -> ArrayD<f64> {
+    ArrayD::from_shape_fn(x.raw_dim(), |i| (x[&i] + y[[i[1]]]) * s[[i[0], 0]])
+}
+
+#[test]
+fn a_kept_lowering_serves_only_inputs_laid_out_alike() {
+    // An expression keeps its last lowering for the next call on inputs of the same types,
+    // shapes and strides; every other call must lower anew. Each call below changes one of
+    // them, and each result is checked against the formula.
+    let e = Expression::parse("(x + y) * s", NP).unwrap();
+    let f = |shape: &[usize], k: f64| {
+        ArrayD::from_shape_fn(IxDyn(shape), |i| {
+            (0..i.ndim()).fold(k, |a, d| a * 3.0 + i[d] as f64)
+        })
+    };
+    let run = |x: &ArrayD<f64>, y: &ArrayD<f64>, s: &ArrayD<f64>| {
+        let inputs = [
+            TensorView::F64(x.view()),
+            TensorView::F64(y.view()),
+            TensorView::F64(s.view()),
+        ];
+        e.evaluate(&inputs, Parallelism::Serial).unwrap()
+    };
+    let (x, y, s) = (f(&[2, 3], 1.0), f(&[3], 2.0), f(&[2, 1], 0.5));
+    assert_eq!(run(&x, &y, &s), Tensor::F64(add_times(&x, &y, &s)));
+    // Same shapes again (the kept lowering), then other shapes.
+    assert_eq!(run(&x, &y, &s), Tensor::F64(add_times(&x, &y, &s)));
+    let (x2, y2, s2) = (f(&[3, 4], 4.0), f(&[4], 5.0), f(&[3, 1], 0.25));
+    assert_eq!(run(&x2, &y2, &s2), Tensor::F64(add_times(&x2, &y2, &s2)));
+    // The shapes of the first call, x with other strides (a transposed [3, 2]).
+    let xt = f(&[3, 2], 7.0).reversed_axes();
+    assert_eq!(xt.shape(), x.shape());
+    assert_ne!(xt.strides(), x.strides());
+    assert_eq!(run(&xt, &y, &s), Tensor::F64(add_times(&xt, &y, &s)));
+    assert_eq!(run(&x, &y, &s), Tensor::F64(add_times(&x, &y, &s)));
+    // Another element type on the same shapes.
+    let as_f32 = |a: &ArrayD<f64>| Tensor::F32(a.mapv(|v| v as f32));
+    let inputs32 = [as_f32(&x), as_f32(&y), as_f32(&s)];
+    let want32 = add_times(&x, &y, &s).mapv(|v| v as f32);
+    assert_eq!(
+        e.evaluate(&views(&inputs32), Parallelism::Serial).unwrap(),
+        Tensor::F32(want32)
+    );
+
+    // A node added after a call is part of the next one; a clone computes the same.
+    let mut b = Expression::new();
+    let (xi, yi) = (b.input("x"), b.input("y"));
+    let sum = b.apply(EltwiseOp::Add, &[xi, yi], NP).unwrap();
+    let two = [Tensor::F64(x.clone()), Tensor::F64(y.clone())];
+    let sum_only = ArrayD::from_shape_fn(x.raw_dim(), |i| x[&i] + y[[i[1]]]);
+    assert_eq!(
+        b.evaluate(&views(&two), Parallelism::Serial).unwrap(),
+        Tensor::F64(sum_only.clone())
+    );
+    // (A new node on nodes and inputs already there: no new input or literal between.)
+    let product = b.apply(EltwiseOp::Multiply, &[sum, yi], NP).unwrap();
+    let times_y = ArrayD::from_shape_fn(x.raw_dim(), |i| sum_only[&i] * y[[i[1]]]);
+    assert_eq!(
+        b.evaluate(&views(&two), Parallelism::Serial).unwrap(),
+        Tensor::F64(times_y)
+    );
+    let k = b.literal(ExprLiteral::Float(2.0));
+    b.apply(EltwiseOp::Multiply, &[product, k], NP).unwrap();
+    let doubled = ArrayD::from_shape_fn(x.raw_dim(), |i| sum_only[&i] * y[[i[1]]] * 2.0);
+    assert_eq!(
+        b.evaluate(&views(&two), Parallelism::Serial).unwrap(),
+        Tensor::F64(doubled.clone())
+    );
+    assert_eq!(
+        b.clone()
+            .evaluate(&views(&two), Parallelism::Serial)
+            .unwrap(),
+        Tensor::F64(doubled)
+    );
 }

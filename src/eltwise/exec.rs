@@ -70,6 +70,15 @@ impl<'a, T> Operand<'a, T> {
         }
     }
 
+    /// An operand of no view, for the unused places of a fixed-size array (never read: the
+    /// executors read operand `j` only where a plan has an operand `j`).
+    pub(super) fn unused() -> Self {
+        Operand {
+            ptr: std::ptr::NonNull::dangling().as_ptr(),
+            _life: PhantomData,
+        }
+    }
+
     /// The element at `offset` from the view's first element.
     ///
     /// # Safety
@@ -753,6 +762,23 @@ pub(super) unsafe fn source<'t, T: Copy>(
             debug_assert!(n <= usable);
             Src::Contig(&values[phase..phase + n])
         }
+    }
+}
+
+/// [`source`] for a piece that is a run (no tile needed); `None` for a periodic piece.
+///
+/// # Safety
+/// As [`source`].
+#[inline(always)]
+pub(super) unsafe fn run_source<'t, T>(
+    op: Operand<'t, T>,
+    piece: &Piece,
+    n: usize,
+) -> Option<Src<'t, T>> {
+    match *piece {
+        // SAFETY: caller's contract.
+        Piece::Run { offset, stride } => Some(unsafe { op.run(offset, stride, n) }),
+        Piece::Periodic { .. } => None,
     }
 }
 

@@ -72,6 +72,8 @@ pub struct Expression {
     inputs: Vec<String>,
     literals: Vec<ExprLiteral>,
     nodes: Vec<ExprNode>,
+    /// The last lowering for the fused executor (see [`fused::LoweringCache`]).
+    lowered: fused::LoweringCache,
 }
 
 fn invalid(reason: impl Into<String>) -> BroadcastError {
@@ -86,17 +88,23 @@ impl Expression {
         Self::default()
     }
 
+    pub(crate) fn lowering_cache(&self) -> &fused::LoweringCache {
+        &self.lowered
+    }
+
     /// The input named `name` (an existing one, or a new one at the end of the inputs).
     pub fn input(&mut self, name: &str) -> ExprValue {
         if let Some(i) = self.inputs.iter().position(|n| n == name) {
             return ExprValue::Input(i);
         }
+        self.lowered = fused::LoweringCache::default();
         self.inputs.push(name.to_string());
         ExprValue::Input(self.inputs.len() - 1)
     }
 
     /// A literal operand.
     pub fn literal(&mut self, value: ExprLiteral) -> ExprValue {
+        self.lowered = fused::LoweringCache::default();
         self.literals.push(value);
         ExprValue::Literal(self.literals.len() - 1)
     }
@@ -124,6 +132,8 @@ impl Expression {
                 return Err(invalid(format!("{op}: operand {arg:?} is not defined yet")));
             }
         }
+        // A kept lowering is of the expression before this node.
+        self.lowered = fused::LoweringCache::default();
         self.nodes.push(ExprNode {
             op,
             args: args.to_vec(),

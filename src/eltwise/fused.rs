@@ -21,17 +21,15 @@
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
-
-use ndarray::ArrayViewD;
+use std::sync::{Arc, Mutex};
 
 use super::exec::{
-    advance, cost_bytes, room, select_block, source, walk, wide_isa, Fresh, Into, Operand, Sink,
-    Src, Tile, Writer, FOLD_MAX,
+    advance, cost_bytes, room, run_source, select_block, source, walk, wide_isa, Fresh, Into,
+    Operand, Sink, Src, Tile, Writer, FOLD_MAX,
 };
 use super::expr::{literal_tensor, ExprValue, Expression};
 use super::kernels::{BlockJob, BlockKernels};
-use super::plan::EltwisePlan;
+use super::plan::{EltwisePlan, RowKind};
 use super::rule::{place, Placement};
 use super::table::{EltwiseOp, Out, Shape};
 use super::view::{TensorView, TensorViewMut, ViewElement};
@@ -90,7 +88,11 @@ struct Leaf {
 
 /// An expression lowered for one set of input shapes and types.
 pub(crate) struct Program {
+    /// The element type of the value lane (the inputs' non-bool type).
+    value_dtype: DType,
     out_shape: Vec<usize>,
+    /// The plan that reads every leaf in place (value leaves first, then bool leaves).
+    plan: Option<EltwisePlan<FOLD_MAX>>,
     leaves: [Vec<Leaf>; 2],
     literals: [Vec<super::expr::ExprLiteral>; 2],
     literal_dtypes: [Vec<DType>; 2],
@@ -280,15 +282,18 @@ pub(crate) fn lower(
     if out_shape.contains(&0) || dtypes.contains(&DType::String) {
         return Ok(None);
     }
+    let value_dtype = Expression::literal_dtype(&dtypes);
     let mut lowering = Lowering {
         expr,
         inputs,
-        value_dtype: Expression::literal_dtype(&dtypes),
+        value_dtype,
         dtypes,
         node_dtypes,
         placements,
         program: Program {
+            value_dtype,
             out_shape,
+            plan: None,
             leaves: [Vec::new(), Vec::new()],
             literals: [Vec::new(), Vec::new()],
             literal_dtypes: [Vec::new(), Vec::new()],
@@ -316,7 +321,90 @@ pub(crate) fn lower(
     if !covered {
         return Ok(None);
     }
+    let mut shapes: [&[usize]; FOLD_MAX] = [&[]; FOLD_MAX];
+    let mut strides: [&[isize]; FOLD_MAX] = [&[]; FOLD_MAX];
+    for (j, l) in program.leaves.iter().flatten().enumerate() {
+        shapes[j] = &l.shape;
+        strides[j] = &l.strides;
+    }
+    let plan = EltwisePlan::<FOLD_MAX>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
+    debug_assert_eq!(plan.out_shape(), program.out_shape.as_slice());
+    program.plan = Some(plan);
     Ok(Some(program))
+}
+
+/// An expression's lowering for one layout of its inputs (each input's element type, shape
+/// and strides): `None` where it runs op by op.
+pub(crate) struct Lowered {
+    layout: Vec<(DType, Vec<usize>, Vec<isize>)>,
+    program: Option<Program>,
+}
+
+impl Lowered {
+    fn fits(&self, inputs: &[TensorView<'_>]) -> bool {
+        self.layout.len() == inputs.len()
+            && self
+                .layout
+                .iter()
+                .zip(inputs)
+                .all(|((dtype, shape, strides), v)| {
+                    // Element by element: these are a few numbers, not worth a `memcmp` call.
+                    *dtype == v.dtype()
+                        && shape.iter().eq(v.shape())
+                        && strides.iter().eq(view_strides(v))
+                })
+    }
+}
+
+/// The last lowering an expression made, kept for its next call on inputs laid out alike
+/// (a runtime calls one expression on the same shapes again and again): such a call checks
+/// the layout and goes straight to the walk. Not part of the expression's value (clones
+/// start empty, equality ignores it).
+#[derive(Default)]
+pub(crate) struct LoweringCache(Mutex<Option<Arc<Lowered>>>);
+
+impl Clone for LoweringCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PartialEq for LoweringCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for LoweringCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LoweringCache")
+    }
+}
+
+impl LoweringCache {
+    /// The lowering of `expr` for `inputs`: the kept one if it fits them, else a new one
+    /// (then kept). Errors are not kept.
+    pub(crate) fn lowered(
+        &self,
+        expr: &Expression,
+        inputs: &[TensorView<'_>],
+    ) -> Result<Arc<Lowered>, BroadcastError> {
+        // A poisoned lock only means a panic elsewhere while it was held; the slot holds a
+        // whole value or none.
+        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(l) = kept.filter(|l| l.fits(inputs)) {
+            return Ok(l);
+        }
+        let lowered = Arc::new(Lowered {
+            layout: inputs
+                .iter()
+                .map(|v| (v.dtype(), v.shape().to_vec(), view_strides(v).to_vec()))
+                .collect(),
+            program: lower(expr, inputs)?,
+        });
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&lowered));
+        Ok(lowered)
+    }
 }
 
 /// Runs `expr` fused where it can ([`lower`]), else op by op; into a new tensor, or into
@@ -327,7 +415,8 @@ pub(crate) fn evaluate(
     out: Option<TensorViewMut<'_>>,
     par: Parallelism<'_>,
 ) -> Result<Option<Tensor>, BroadcastError> {
-    let Some(program) = lower(expr, inputs)? else {
+    let lowered = expr.lowering_cache().lowered(expr, inputs)?;
+    let Some(program) = &lowered.program else {
         return match out {
             Some(out) => expr.evaluate_unfused_into(inputs, out, par).map(|()| None),
             None => expr.evaluate_unfused(inputs, par).map(Some),
@@ -336,9 +425,7 @@ pub(crate) fn evaluate(
     let root_op = program.steps.last().expect("a root step").op;
     let root_dtype = match program.root.0 {
         Lane::Bool => DType::Bool,
-        Lane::Value => {
-            Expression::literal_dtype(&inputs.iter().map(|v| v.dtype()).collect::<Vec<_>>())
-        }
+        Lane::Value => program.value_dtype,
     };
     if let Some(out) = &out {
         if out.dtype() != root_dtype {
@@ -351,12 +438,12 @@ pub(crate) fn evaluate(
     }
     macro_rules! typed {
         (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
-            match Expression::literal_dtype(&inputs.iter().map(|v| v.dtype()).collect::<Vec<_>>()) {
+            match program.value_dtype {
                 $(DType::$v => typed!(@ $kind, $t),)*
             }
         };
         (@ Text, $t:ty) => { unreachable!("strings run op by op") };
-        (@ $kind:ident, $t:ty) => { run_typed::<$t>(&program, inputs, out, par) };
+        (@ $kind:ident, $t:ty) => { run_typed::<$t>(program, inputs, out, par) };
     }
     dtype_table!(typed!)
 }
@@ -368,14 +455,16 @@ fn run_typed<T: BlockKernels>(
     out: Option<TensorViewMut<'_>>,
     par: Parallelism<'_>,
 ) -> Result<Option<Tensor>, BroadcastError> {
-    let value_views: Vec<ArrayViewD<'_, T>> = program.leaves[0]
-        .iter()
-        .map(|l| T::view_of(&inputs[l.input]).expect("a value-lane input has the value type"))
-        .collect();
-    let bool_views: Vec<ArrayViewD<'_, bool>> = program.leaves[1]
-        .iter()
-        .map(|l| bool::view_of(&inputs[l.input]).expect("a bool-lane input is bool"))
-        .collect();
+    // Fixed arrays, not vectors: a small expression's call allocates as little as it can.
+    let mut value_ops = [Operand::unused(); FOLD_MAX];
+    for (op, l) in value_ops.iter_mut().zip(&program.leaves[0]) {
+        let view = T::view_of(&inputs[l.input]).expect("a value-lane input has the value type");
+        *op = Operand::of(&view);
+    }
+    let mut bool_ops = [Operand::unused(); FOLD_MAX];
+    for (op, l) in bool_ops.iter_mut().zip(&program.leaves[1]) {
+        *op = Operand::of(&bool::view_of(&inputs[l.input]).expect("a bool-lane input is bool"));
+    }
     let scalar = |lane: usize, j: usize| {
         literal_tensor(program.literals[lane][j], program.literal_dtypes[lane][j])
     };
@@ -397,27 +486,12 @@ fn run_typed<T: BlockKernels>(
                 .expect("0-d"))
         })
         .collect::<Result<Vec<bool>, BroadcastError>>()?;
-    let mut shapes: [&[usize]; FOLD_MAX] = [&[]; FOLD_MAX];
-    let mut strides: [&[isize]; FOLD_MAX] = [&[]; FOLD_MAX];
-    for (j, l) in program.leaves[0]
-        .iter()
-        .chain(&program.leaves[1])
-        .enumerate()
-    {
-        shapes[j] = &l.shape;
-        strides[j] = &l.strides;
-    }
-    let plan = EltwisePlan::<FOLD_MAX>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
-    debug_assert_eq!(
-        plan.out_shape(),
-        program.out_shape.as_slice(),
-        "checked by lower"
-    );
+    let plan = program.plan.as_ref().expect("planned by lower");
     let run = Run {
         program,
-        plan: &plan,
-        value_ops: value_views.iter().map(Operand::of).collect(),
-        bool_ops: bool_views.iter().map(Operand::of).collect(),
+        plan,
+        value_ops,
+        bool_ops,
         value_literals,
         bool_literals,
         dtype: T::DTYPE.name(),
@@ -480,8 +554,9 @@ struct Run<'p, 'v, T> {
     /// The CPU's F16C (16-bit float conversions), found once per run.
     f16c: Option<Avx2>,
     plan: &'p EltwisePlan<FOLD_MAX>,
-    value_ops: Vec<Operand<'v, T>>,
-    bool_ops: Vec<Operand<'v, bool>>,
+    /// The value leaves' operands (the first `program.leaves[0].len()`), then the bool ones'.
+    value_ops: [Operand<'v, T>; FOLD_MAX],
+    bool_ops: [Operand<'v, bool>; FOLD_MAX],
     value_literals: Vec<T>,
     bool_literals: Vec<bool>,
     dtype: &'static str,
@@ -499,7 +574,10 @@ struct FusedWriter<'r, 'p, 'v, T, C> {
 impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C> {
     fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
         let run = self.run;
-        for_each_chunk(out, cost_bytes::<C>(), run.par, |start, chunk| {
+        // Each step costs about what its op alone costs per output element (a pass over an
+        // L1 block), so an expression is worth a second thread at a smaller output than one op.
+        let cost = cost_bytes::<C>().saturating_mul(run.program.steps.len().max(1));
+        for_each_chunk(out, cost, run.par, |start, chunk| {
             // SAFETY: `C` is `Copy` (no drop glue), and the kernels store only whole valid
             // `C`s, so an initialised output stays so.
             let slots = unsafe { uninit_slots(chunk) };
@@ -519,6 +597,61 @@ impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C
 /// Values per scratch block for elements of `T` (bool blocks hold as many).
 fn block_len<T>() -> usize {
     (BLOCK_BYTES / std::mem::size_of::<T>().max(1)).max(1)
+}
+
+/// A lane's scratch blocks other than the one a step writes, for its operands.
+struct Blocks<'a, X> {
+    /// The blocks before the written one (all of them when the step writes none here).
+    before: &'a [MaybeUninit<X>],
+    /// The blocks after the written one.
+    after: &'a [MaybeUninit<X>],
+    written: Option<usize>,
+    block: usize,
+}
+
+impl<'a, X> Blocks<'a, X> {
+    /// Block `j` (never the written one: lowering gives a step's result a block none of its
+    /// operands is in).
+    fn get(&self, j: usize) -> &'a [MaybeUninit<X>] {
+        let b = self.block;
+        match self.written {
+            Some(w) if j > w => &self.after[(j - w - 1) * b..][..b],
+            _ => &self.before[j * b..][..b],
+        }
+    }
+}
+
+/// Splits a lane's scratch (`block` elements per block) into the block `write` (empty when
+/// `None`) and the others.
+fn split_blocks<X>(
+    scratch: &mut [MaybeUninit<X>],
+    block: usize,
+    write: Option<usize>,
+) -> (&mut [MaybeUninit<X>], Blocks<'_, X>) {
+    match write {
+        None => (
+            &mut [],
+            Blocks {
+                before: scratch,
+                after: &[],
+                written: None,
+                block,
+            },
+        ),
+        Some(w) => {
+            let (before, rest) = scratch.split_at_mut(w * block);
+            let (written, after) = rest.split_at_mut(block);
+            (
+                written,
+                Blocks {
+                    before,
+                    after,
+                    written: Some(w),
+                    block,
+                },
+            )
+        }
+    }
 }
 
 /// The first `m` slots of a scratch block as values.
@@ -541,22 +674,24 @@ impl<T: BlockKernels> Run<'_, '_, T> {
         root: Root<T, C>,
     ) -> Result<(), BroadcastError> {
         let program = self.program;
-        let block = block_len::<T>();
-        let (nv, nb) = (self.value_ops.len(), self.bool_ops.len());
-        let mut value_tiles: Vec<Tile<T>> = (0..nv).map(|_| Tile::new()).collect();
-        let mut bool_tiles: Vec<Tile<bool>> = (0..nb).map(|_| Tile::new()).collect();
-        let mut value_scratch: Vec<Vec<MaybeUninit<T>>> = (0..program.scratch[0])
-            .map(|_| Vec::with_capacity(block))
-            .collect();
-        let mut bool_scratch: Vec<Vec<MaybeUninit<bool>>> = (0..program.scratch[1])
-            .map(|_| Vec::with_capacity(block))
-            .collect();
-        for b in &mut value_scratch {
-            b.resize(block, MaybeUninit::uninit());
-        }
-        for b in &mut bool_scratch {
-            b.resize(block, MaybeUninit::uninit());
-        }
+        // Blocks never longer than the chunk (a small output takes small scratch).
+        let block = block_len::<T>().min(chunk.len());
+        let (nv, nb) = (program.leaves[0].len(), program.leaves[1].len());
+        // Tiles only where the plan has periodic rows (a small broadcast block repeated along
+        // a row); otherwise every piece is a run read in place.
+        let tiled = self
+            .plan
+            .kinds()
+            .iter()
+            .any(|k| matches!(k, RowKind::Periodic { .. }));
+        let (tiles_v, tiles_b) = if tiled { (nv, nb) } else { (0, 0) };
+        let mut value_tiles: Vec<Tile<T>> = (0..tiles_v).map(|_| Tile::new()).collect();
+        let mut bool_tiles: Vec<Tile<bool>> = (0..tiles_b).map(|_| Tile::new()).collect();
+        // Each lane's scratch blocks in one buffer (block `j` at `j * block`).
+        let mut value_scratch: Vec<MaybeUninit<T>> = Vec::new();
+        value_scratch.resize(program.scratch[0] * block, MaybeUninit::uninit());
+        let mut bool_scratch: Vec<MaybeUninit<bool>> = Vec::new();
+        bool_scratch.resize(program.scratch[1] * block, MaybeUninit::uninit());
         let mut result = Ok(());
         walk(self.plan, start, chunk.len(), |pieces, from, n| {
             if result.is_err() || self.failed.load(Ordering::Relaxed) {
@@ -571,24 +706,39 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                     .chain(pieces[nv..nv + nb].iter().map(room::<bool>))
                     .fold((n - at).min(block), usize::min);
                 let mut value_srcs = [Src::Contig(&[][..]); FOLD_MAX];
-                for (j, tile) in value_tiles.iter_mut().enumerate() {
+                let mut tiles = value_tiles.iter_mut();
+                for (j, src) in value_srcs[..nv].iter_mut().enumerate() {
+                    let (op, piece) = (self.value_ops[j], &pieces[j]);
+                    let tile = tiles.next();
                     // SAFETY: the pieces come from walking `plan`, built from the views
                     // these operands point into (their strides laid on the output's axes,
                     // each axis an axis of the view or broadcast), over output positions of
                     // this chunk; `m` is within every piece's room.
-                    value_srcs[j] = unsafe { source(self.value_ops[j], tile, &pieces[j], m) };
+                    *src = unsafe {
+                        match tile {
+                            Some(tile) => source(op, tile, piece, m),
+                            None => run_source(op, piece, m).expect("untiled: runs only"),
+                        }
+                    };
                 }
                 let mut bool_srcs = [Src::Contig(&[][..]); FOLD_MAX];
-                for (j, tile) in bool_tiles.iter_mut().enumerate() {
+                let mut tiles = bool_tiles.iter_mut();
+                for (j, src) in bool_srcs[..nb].iter_mut().enumerate() {
+                    let (op, piece) = (self.bool_ops[j], &pieces[nv + j]);
+                    let tile = tiles.next();
                     // SAFETY: as above, for the bool leaves (plan operands `nv..`).
-                    bool_srcs[j] = unsafe { source(self.bool_ops[j], tile, &pieces[nv + j], m) };
+                    *src = unsafe {
+                        match tile {
+                            Some(tile) => source(op, tile, piece, m),
+                            None => run_source(op, piece, m).expect("untiled: runs only"),
+                        }
+                    };
                 }
                 let out = root(&mut chunk[from + at..from + at + m]);
                 let step = self.steps(
                     &value_srcs[..nv],
                     &bool_srcs[..nb],
-                    &mut value_scratch,
-                    &mut bool_scratch,
+                    (&mut value_scratch, &mut bool_scratch, block),
                     out,
                     m,
                 );
@@ -605,31 +755,28 @@ impl<T: BlockKernels> Run<'_, '_, T> {
         result
     }
 
-    /// Runs every step over one block of `m` positions, the last into `root`.
+    /// Runs every step over one block of `m` positions, the last into `root`; `scratch`:
+    /// each lane's blocks, `block` elements each.
     fn steps(
         &self,
         value_srcs: &[Src<'_, T>],
         bool_srcs: &[Src<'_, bool>],
-        value_scratch: &mut [Vec<MaybeUninit<T>>],
-        bool_scratch: &mut [Vec<MaybeUninit<bool>>],
+        scratch: (&mut [MaybeUninit<T>], &mut [MaybeUninit<bool>], usize),
         root: RootSlots<'_, T>,
         m: usize,
     ) -> Result<(), BroadcastError> {
+        let (value_scratch, bool_scratch, block) = scratch;
         let steps = &self.program.steps;
         let mut root = Some(root);
         for (k, step) in steps.iter().enumerate() {
-            // A step's block is moved out while its operands' blocks are read (a step never
+            // A step's block is split off while its operands' blocks are read (a step never
             // reads the block it writes); the last step writes the output itself.
             let (out_lane, out) = step.out;
-            let mut value_block = Vec::new();
-            let mut bool_block = Vec::new();
             let last = k + 1 == steps.len();
-            if !last {
-                match out_lane {
-                    Lane::Value => value_block = std::mem::take(&mut value_scratch[out]),
-                    Lane::Bool => bool_block = std::mem::take(&mut bool_scratch[out]),
-                }
-            }
+            let writes = |lane: Lane| (!last && out_lane == lane).then_some(out);
+            let (value_block, value_blocks) =
+                split_blocks(value_scratch, block, writes(Lane::Value));
+            let (bool_block, bool_blocks) = split_blocks(bool_scratch, block, writes(Lane::Bool));
             let (value_out, bool_out): (&mut [MaybeUninit<T>], &mut [MaybeUninit<bool>]) =
                 match if last { root.take() } else { None } {
                     Some(RootSlots::Value(s)) => (s, &mut []),
@@ -645,7 +792,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                     Arg::Literal(j) => Src::Splat(&self.value_literals[j]),
                     // SAFETY: an operand's block was written by an earlier step of this
                     // block (steps run operands first).
-                    Arg::Scratch(j) => Src::Contig(unsafe { written(&value_scratch[j], m) }),
+                    Arg::Scratch(j) => Src::Contig(unsafe { written(value_blocks.get(j), m) }),
                 }
             };
             let bool_arg = |a: Arg| -> Src<'_, bool> {
@@ -653,7 +800,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                     Arg::Leaf(j) => bool_srcs[j],
                     Arg::Literal(j) => Src::Splat(&self.bool_literals[j]),
                     // SAFETY: as above.
-                    Arg::Scratch(j) => Src::Contig(unsafe { written(&bool_scratch[j], m) }),
+                    Arg::Scratch(j) => Src::Contig(unsafe { written(bool_blocks.get(j), m) }),
                 }
             };
             let r = if step.op.shape() == Shape::Select {
@@ -712,12 +859,6 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                     }
                 }
             };
-            if !last {
-                match out_lane {
-                    Lane::Value => value_scratch[out] = value_block,
-                    Lane::Bool => bool_scratch[out] = bool_block,
-                }
-            }
             r?;
         }
         Ok(())

@@ -878,9 +878,23 @@ impl<F0, F, G> Fold<F0, F, G> {
     {
         let mut block = [T::default(); FOLD_BLOCK];
         let mut from = 0;
+        // Every contiguous operand's lines of this block are hinted the prefetch distance
+        // ahead, as the binary loops hint theirs (the distance read once per call).
+        let ahead = Ahead::get();
+        let line = per_line::<T>();
+        let hint = |x: &[T], from: usize, m: usize| {
+            for i in (from..from + m).step_by(line) {
+                ahead.hint(x.as_ptr().wrapping_add(i));
+            }
+        };
         for chunk in out.chunks_mut(FOLD_BLOCK) {
             let m = chunk.len();
             let acc = &mut block[..m];
+            for src in srcs {
+                if let Src::Contig(x) = *src {
+                    hint(x, from, m);
+                }
+            }
             match srcs[0] {
                 Src::Contig(x) => acc.copy_from_slice(&x[from..from + m]),
                 Src::Splat(&x) => acc.fill(x),

@@ -747,9 +747,12 @@ pub(super) unsafe fn source<'t, T: Copy>(
     piece: &Piece,
     n: usize,
 ) -> Src<'t, T> {
+    // SAFETY: caller's contract.
+    if let Some(src) = unsafe { run_source(op, piece, n) } {
+        return src;
+    }
     match *piece {
-        // SAFETY: caller's contract.
-        Piece::Run { offset, stride } => unsafe { op.run(offset, stride, n) },
+        Piece::Run { .. } => unreachable!("a run is read in place above"),
         Piece::Periodic {
             offset,
             stride,

@@ -288,6 +288,35 @@ fn more_operands_than_one_pass_takes_fold_in_groups_in_order() {
 }
 
 #[test]
+fn a_few_long_operands_fold_in_order() {
+    // Two to four operands (the one-loop path), rows longer than a block, additions whose
+    // order changes the rounding; Mean's division after the last addition.
+    for count in 1..=4u64 {
+        let ops: Vec<ArrayD<f32>> = (0..count)
+            .map(|j| {
+                filled(&[3, 700], j, |v| {
+                    (v as f32) * 1.1e-3 + if j == 0 { 1e4 } else { 0.0 }
+                })
+            })
+            .collect();
+        let expect = naive_fold(&ops, |v| v.iter().skip(1).fold(v[0], |a, &x| a + x));
+        assert_eq!(
+            run(EltwiseOp::Sum, &tensors(&ops)).unwrap(),
+            Tensor::F32(expect),
+            "sum of {count}"
+        );
+        let means = naive_fold(&ops, |v| {
+            v.iter().skip(1).fold(v[0], |a, &x| a + x) / count as f32
+        });
+        assert_eq!(
+            run(EltwiseOp::Mean, &tensors(&ops)).unwrap(),
+            Tensor::F32(means),
+            "mean of {count}"
+        );
+    }
+}
+
+#[test]
 fn folds_read_every_layout_and_split_over_threads_identically() {
     let base = filled(&[64, 4096], 7, |v| v as f32);
     let transposed = base.t().to_owned();
@@ -492,6 +521,106 @@ fn fake_quantize_per_channel_and_pdpd_match_the_formula() {
         run(op, &ints),
         Err(BroadcastError::UnsupportedType { .. })
     ));
+}
+
+/// FakeQuantize over rows long enough for the vector loop: every other value lands exactly
+/// on a tie between two levels (the rounding must go to even), bounds given in either order,
+/// NaN and signed zeros in the input; f32, f64 and f16 (computed in f32, rounded once).
+#[test]
+fn fake_quantize_rounds_ties_to_even_on_long_rows() {
+    // levels 257 and bounds 0..1: the level of x is x * 256, exact, so x = (2k+1)/512 is a
+    // tie.
+    let x = ArrayD::from_shape_fn(IxDyn(&[1, 4, 9, 70]), |i| {
+        let n = (i[1] * 630 + i[2] * 70 + i[3]) as f64;
+        match (i[2] * 70 + i[3]) % 97 {
+            0 => f64::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            _ => n % 700.0 / 512.0 - 0.25,
+        }
+    });
+    let per_channel =
+        |v: [f64; 4]| ArrayD::from_shape_vec(IxDyn(&[1, 4, 1, 1]), v.to_vec()).unwrap();
+    let il = per_channel([0.0, 1.0, -0.05, 0.25]);
+    let ih = per_channel([1.0, 0.0, 0.9, 0.75]);
+    let ol = per_channel([-1.0, 2.0, 0.0, -0.5]);
+    let oh = per_channel([1.0, -2.0, 3.0, 0.5]);
+    let op = EltwiseOp::FakeQuantize { levels: 257 };
+    let reference = |v: &[f64], ty: &str| -> f64 {
+        let (x, il, ih, ol, oh) = (v[0], v[1], v[2], v[3], v[4]);
+        match ty {
+            "f64" => {
+                let l = 256.0f64;
+                if x <= il.min(ih) {
+                    ol
+                } else if x > il.max(ih) {
+                    oh
+                } else {
+                    ((x - il) / (ih - il) * l).round_ties_even() / l * (oh - ol) + ol
+                }
+            }
+            _ => f64::from(fq(
+                x as f32, il as f32, ih as f32, ol as f32, oh as f32, 257,
+            )),
+        }
+    };
+    let arrays = [x, il, ih, ol, oh];
+    let same_bits = |got: Vec<u64>, want: Vec<u64>, nan: &dyn Fn(u64) -> bool, ty: &str| {
+        assert_eq!(got.len(), want.len());
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                g == w || (nan(*g) && nan(*w)),
+                "{ty} element {k}: {g:#x} against {w:#x}"
+            );
+        }
+    };
+    // f64
+    let want = naive_fold(&arrays, |v| reference(v, "f64"));
+    let got = run(op, &tensors(&arrays)).unwrap();
+    let got = got.as_array::<f64>().unwrap();
+    same_bits(
+        got.iter().map(|v| v.to_bits()).collect(),
+        want.iter().map(|v| v.to_bits()).collect(),
+        &|b| f64::from_bits(b).is_nan(),
+        "f64",
+    );
+    // f32
+    let f32s: Vec<ArrayD<f32>> = arrays.iter().map(|a| a.mapv(|v| v as f32)).collect();
+    let want = naive_fold(&f32s, |v| fq(v[0], v[1], v[2], v[3], v[4], 257));
+    let got = run(op, &tensors(&f32s)).unwrap();
+    same_bits(
+        got.as_array::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| u64::from(v.to_bits()))
+            .collect(),
+        want.iter().map(|v| u64::from(v.to_bits())).collect(),
+        &|b| f32::from_bits(b as u32).is_nan(),
+        "f32",
+    );
+    // f16: the formula in f32 on the widened values, rounded to f16 once.
+    let h: Vec<ArrayD<f16>> = f32s.iter().map(|a| a.mapv(f16::from_f32)).collect();
+    let want = naive_fold(&h, |v| {
+        f16::from_f32(fq(
+            v[0].to_f32(),
+            v[1].to_f32(),
+            v[2].to_f32(),
+            v[3].to_f32(),
+            v[4].to_f32(),
+            257,
+        ))
+    });
+    let got = run(op, &tensors(&h)).unwrap();
+    same_bits(
+        got.as_array::<f16>()
+            .unwrap()
+            .iter()
+            .map(|v| u64::from(v.to_bits()))
+            .collect(),
+        want.iter().map(|v| u64::from(v.to_bits())).collect(),
+        &|b| f16::from_bits(b as u16).is_nan(),
+        "f16",
+    );
 }
 
 #[test]

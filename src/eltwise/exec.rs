@@ -879,9 +879,7 @@ impl<F0, F, G> Fold<F0, F, G> {
         F: Fn(T, T) -> T,
         G: Fn(T, usize) -> T,
     {
-        let mut block = [T::default(); FOLD_BLOCK];
-        let mut from = 0;
-        // Every contiguous operand's lines of this block are hinted the prefetch distance
+        // Every contiguous operand's lines of a block are hinted the prefetch distance
         // ahead, as the binary loops hint theirs (the distance read once per call).
         let ahead = Ahead::get();
         let line = per_line::<T>();
@@ -890,6 +888,56 @@ impl<F0, F, G> Fold<F0, F, G> {
                 ahead.hint(x.as_ptr().wrapping_add(i));
             }
         };
+        // The common case, a whole fold of up to four contiguous operands: one loop over the
+        // elements keeps the accumulator in a register instead of a pass per operand over a
+        // block.
+        if let (false, Some(count)) = (pass.partial, pass.finish) {
+            let mut rows: [&[T]; 4] = [&[]; 4];
+            let all_contiguous = srcs.len() <= 4
+                && srcs.iter().zip(&mut rows).all(|(src, row)| match *src {
+                    Src::Contig(x) => {
+                        *row = x;
+                        true
+                    }
+                    _ => false,
+                });
+            if all_contiguous {
+                let first = &self.start;
+                let last = |a: T| (self.finish)(a, count);
+                let step = &self.step;
+                let (a, b, c, d) = (rows[0], rows[1], rows[2], rows[3]);
+                let mut from = 0;
+                for chunk in out.chunks_mut(FOLD_BLOCK) {
+                    let m = chunk.len();
+                    for x in &rows[..srcs.len()] {
+                        hint(x, from, m);
+                    }
+                    let to = from + m;
+                    match srcs.len() {
+                        1 => fold_rows(chunk, [&a[from..to]], first, step, last),
+                        2 => fold_rows(chunk, [&a[from..to], &b[from..to]], first, step, last),
+                        3 => fold_rows(
+                            chunk,
+                            [&a[from..to], &b[from..to], &c[from..to]],
+                            first,
+                            step,
+                            last,
+                        ),
+                        _ => fold_rows(
+                            chunk,
+                            [&a[from..to], &b[from..to], &c[from..to], &d[from..to]],
+                            first,
+                            step,
+                            last,
+                        ),
+                    }
+                    from = to;
+                }
+                return;
+            }
+        }
+        let mut block = [T::default(); FOLD_BLOCK];
+        let mut from = 0;
         for chunk in out.chunks_mut(FOLD_BLOCK) {
             let m = chunk.len();
             let acc = &mut block[..m];
@@ -946,6 +994,28 @@ impl<F0, F, G> Fold<F0, F, G> {
     }
 }
 
+/// `out[i] = last(fold of step over first(rows[0][i]), rows[1][i], ...)`: every row as long
+/// as `out`, the operand count a constant so the inner loop unrolls and the accumulator stays
+/// in a register.
+#[inline(always)]
+fn fold_rows<T: Copy, S: Slot<T>, const N: usize>(
+    out: &mut [S],
+    rows: [&[T]; N],
+    first: impl Fn(T) -> T,
+    step: impl Fn(T, T) -> T,
+    last: impl Fn(T) -> T,
+) {
+    let m = out.len();
+    let rows = rows.map(|row| &row[..m]);
+    for (i, o) in out.iter_mut().enumerate() {
+        let mut acc = first(rows[0][i]);
+        for row in &rows[1..] {
+            acc = step(acc, row[i]);
+        }
+        o.put(last(acc));
+    }
+}
+
 /// Runs a variadic op over `operands` (numpy's rule over all of them), one pass for up to
 /// [`FOLD_MAX`] operands, and writes the result to `sink`.
 ///
@@ -973,6 +1043,15 @@ where
         });
     }
     let count = operands.len();
+    // Up to four operands (Sum or Mean of a few tensors: the common case) run on a plan four
+    // wide: the walk then builds and copies four pieces per stretch instead of sixteen.
+    if count <= 4 {
+        let pass = FoldPass {
+            partial: false,
+            finish: Some(count),
+        };
+        return fold_group::<T, _, _, _, _, 4>(operands, fold, pass, sink, par);
+    }
     let mut partial: Option<ArrayD<T>> = None;
     let mut rest = operands;
     loop {
@@ -987,38 +1066,56 @@ where
             partial: partial.is_some(),
             finish: rest.is_empty().then_some(count),
         };
-        let mut shapes: [&[usize]; FOLD_MAX] = [&[]; FOLD_MAX];
-        let mut strides: [&[isize]; FOLD_MAX] = [&[]; FOLD_MAX];
-        for (j, v) in group.iter().enumerate() {
-            shapes[j] = v.shape();
-            strides[j] = v.strides();
-        }
-        // Unused operand slots are scalars: they broadcast along everything and are never
-        // read.
-        let plan = EltwisePlan::<FOLD_MAX>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
-        let first = Operand::of(&group[0]);
-        let mut ops = [first; FOLD_MAX];
-        for (o, v) in ops.iter_mut().zip(&group) {
-            *o = Operand::of(v);
-        }
-        let writer = FoldWriter {
-            plan: &plan,
-            ops,
-            count: group.len(),
-            fold,
-            pass,
-            par,
-        };
         if rest.is_empty() {
-            return sink.finish(&plan, &writer);
+            return fold_group::<T, _, _, _, _, FOLD_MAX>(&group, fold, pass, sink, par);
         }
-        partial = Some(Fresh.finish(&plan, &writer)?);
+        partial = Some(fold_group::<T, _, _, _, _, FOLD_MAX>(
+            &group, fold, pass, Fresh, par,
+        )?);
     }
 }
 
-struct FoldWriter<'p, 'v, T, K> {
-    plan: &'p EltwisePlan<FOLD_MAX>,
-    ops: [Operand<'v, T>; FOLD_MAX],
+/// One pass of a fold over `group` (at most `N` operands) on a plan `N` wide.
+fn fold_group<T, F0, F, G, D, const N: usize>(
+    group: &[ArrayViewD<'_, T>],
+    fold: &Fold<F0, F, G>,
+    pass: FoldPass,
+    sink: D,
+    par: Parallelism<'_>,
+) -> Result<D::Out, BroadcastError>
+where
+    T: Copy + Default + Send + Sync,
+    F0: Fn(T) -> T + Sync,
+    F: Fn(T, T) -> T + Sync,
+    G: Fn(T, usize) -> T + Sync,
+    D: Sink<T>,
+{
+    let mut shapes: [&[usize]; N] = [&[]; N];
+    let mut strides: [&[isize]; N] = [&[]; N];
+    for (j, v) in group.iter().enumerate() {
+        shapes[j] = v.shape();
+        strides[j] = v.strides();
+    }
+    // Unused operand slots are scalars: they broadcast along everything and are never read.
+    let plan = EltwisePlan::<N>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
+    let mut ops = [Operand::unused(); N];
+    for (o, v) in ops.iter_mut().zip(group) {
+        *o = Operand::of(v);
+    }
+    let writer = FoldWriter {
+        plan: &plan,
+        ops,
+        count: group.len(),
+        fold,
+        pass,
+        par,
+    };
+    sink.finish(&plan, &writer)
+}
+
+struct FoldWriter<'p, 'v, T, K, const N: usize> {
+    plan: &'p EltwisePlan<N>,
+    ops: [Operand<'v, T>; N],
     /// Operands in use (the rest of `ops` are padding).
     count: usize,
     fold: &'p K,
@@ -1026,7 +1123,7 @@ struct FoldWriter<'p, 'v, T, K> {
     par: Parallelism<'p>,
 }
 
-impl<T, F0, F, G> Writer<T> for FoldWriter<'_, '_, T, Fold<F0, F, G>>
+impl<T, F0, F, G, const N: usize> Writer<T> for FoldWriter<'_, '_, T, Fold<F0, F, G>, N>
 where
     T: Copy + Default + Send + Sync,
     F0: Fn(T) -> T + Sync,
@@ -1040,7 +1137,7 @@ where
             return Ok(());
         }
         for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
-            let mut tiles: [Tile<T>; FOLD_MAX] = std::array::from_fn(|_| Tile::new());
+            let mut tiles: [Tile<T>; N] = std::array::from_fn(|_| Tile::new());
             walk(plan, start, chunk.len(), |pieces, from, n| {
                 // SAFETY: the pieces come from walking `plan`, built from the views the
                 // first `count` operands point into, over output positions of this chunk.
@@ -1116,9 +1213,7 @@ impl<F> Quantize<F> {
         match *srcs {
             // Per-tensor or per-channel bounds under a contiguous input: the common case.
             [Src::Contig(x), Src::Splat(&il), Src::Splat(&ih), Src::Splat(&ol), Src::Splat(&oh)] => {
-                for (o, &x) in out.iter_mut().zip(x) {
-                    o.put(f(x, il, ih, ol, oh));
-                }
+                quantize_row(out, x, [il, ih, ol, oh], f);
             }
             [x, il, ih, ol, oh] => {
                 for (i, o) in out.iter_mut().enumerate() {
@@ -1126,6 +1221,22 @@ impl<F> Quantize<F> {
                 }
             }
         }
+    }
+}
+
+/// FakeQuantize of a contiguous row under one set of bounds. A call of its own (never
+/// inlined) so the row and the output arrive as arguments: the compiler then knows that
+/// writing the output cannot change the row, the bounds or the caller's locals, and
+/// vectorises the loop; inlined into the plan walk it stayed scalar.
+#[inline(never)]
+fn quantize_row<T: Copy, S: Slot<T>>(
+    out: &mut [S],
+    x: &[T],
+    [il, ih, ol, oh]: [T; 4],
+    f: &impl Fn(T, T, T, T, T) -> T,
+) {
+    for (o, &x) in out.iter_mut().zip(x) {
+        o.put(f(x, il, ih, ol, oh));
     }
 }
 

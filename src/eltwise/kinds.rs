@@ -213,12 +213,15 @@ pub(crate) fn floor_mod_f64(x: f64, y: f64) -> f64 {
 #[inline(always)]
 pub(crate) fn fake_quantize<T: Real>(x: T, il: T, ih: T, ol: T, oh: T, levels_1: T) -> T {
     let (lo, hi) = if ih < il { (ih, il) } else { (il, ih) };
+    // Computed for every element and then chosen, so that the loop has no branch and
+    // vectorises; the arithmetic is the reference's whichever value is chosen.
+    let scaled = ((x - il) / (ih - il) * levels_1).round_even() / levels_1 * (oh - ol) + ol;
     if x <= lo {
         ol
     } else if x > hi {
         oh
     } else {
-        ((x - il) / (ih - il) * levels_1).round_even() / levels_1 * (oh - ol) + ol
+        scaled
     }
 }
 
@@ -356,7 +359,19 @@ macro_rules! real_impl {
             }
             #[inline(always)]
             fn round_even(self) -> Self {
-                <$t>::round_ties_even(self)
+                // Below 2^(mantissa bits) in magnitude, adding and subtracting that power of
+                // two leaves the magnitude rounded to an integer, ties to even (the default
+                // rounding mode; the power is even). At or above it, and for NaN and the
+                // infinities, the value is already its own rounding. This is exactly
+                // `round_ties_even`, without the libm call the baseline ISA (no SSE4.1)
+                // makes for it, so a loop over it vectorises.
+                const INTEGRAL: $t = (1u64 << (<$t>::MANTISSA_DIGITS - 1)) as $t;
+                let magnitude = self.abs();
+                if magnitude < INTEGRAL {
+                    ((magnitude + INTEGRAL) - INTEGRAL).copysign(self)
+                } else {
+                    self
+                }
             }
             #[inline(always)]
             fn to_f64(self) -> f64 {
@@ -467,5 +482,91 @@ mod tests {
         assert_eq!(int_pow(-1i64, 1 << 40 | 1), -1);
         assert_eq!(int_pow(2i32, -1), 0);
         assert_eq!(int_pow(-1i32, -3), -1);
+    }
+
+    /// `round_even` against std's `round_ties_even` (libm's roundeven), bit for bit: every
+    /// half-integer and its neighbours around zero and around the magnitude where values
+    /// become integral, signed zeros, NaN, the infinities, and a spread of random bit patterns.
+    #[test]
+    fn round_even_is_round_ties_even_bit_for_bit() {
+        fn check32(x: f32) {
+            let (got, want) = (x.round_even(), x.round_ties_even());
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "f32 {x:e} ({:#x}): {got:e} against {want:e}",
+                x.to_bits()
+            );
+        }
+        fn check64(x: f64) {
+            let (got, want) = (x.round_even(), x.round_ties_even());
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "f64 {x:e} ({:#x}): {got:e} against {want:e}",
+                x.to_bits()
+            );
+        }
+        let mut near = vec![0.0f64, 0.5, 1.5, 2.5, 0.49999999999999994, 3.0];
+        for k in 0..4096 {
+            near.push(k as f64 * 0.5);
+        }
+        for e in [23, 24, 52, 53] {
+            let p = (1u64 << e) as f64;
+            for d in -8..=8 {
+                near.push(p + d as f64 * 0.5);
+                near.push(p + d as f64 * 0.25);
+            }
+        }
+        for &v in &near {
+            for s in [v, -v] {
+                check64(s);
+                check64(next_up(s));
+                check64(next_down(s));
+                let f = s as f32;
+                check32(f);
+                check32(f32::from_bits(f.to_bits().wrapping_add(1)));
+                check32(f32::from_bits(f.to_bits().wrapping_sub(1)));
+            }
+        }
+        for x in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            check64(x);
+            check64(-x);
+            check32(x as f32);
+            check32(-(x as f32));
+        }
+        let mut bits = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            check64(f64::from_bits(bits));
+            check32(f32::from_bits(bits as u32));
+            // Magnitudes where rounding matters, in both types.
+            let small = (bits >> 11) as f64 / (1u64 << 53) as f64 * 2f64.powi((bits % 60) as i32);
+            check64(small);
+            check64(-small);
+            check32(small as f32);
+        }
+    }
+
+    fn next_up(x: f64) -> f64 {
+        if x.is_nan() || x == f64::INFINITY {
+            x
+        } else if x == 0.0 {
+            f64::from_bits(1)
+        } else if x > 0.0 {
+            f64::from_bits(x.to_bits() + 1)
+        } else {
+            f64::from_bits(x.to_bits() - 1)
+        }
+    }
+
+    fn next_down(x: f64) -> f64 {
+        -next_up(-x)
     }
 }

@@ -248,6 +248,26 @@ impl EltCase {
     /// The case's inputs (Select: cond, then, else).
     pub fn inputs(&self) -> Vec<Tensor> {
         match self.op {
+            // (f32 bounds: the case is f32.) Bounds as a calibrated INT8 model has them: the input range holds most values
+            // (the data lie in 0.5..=125.5; the bounds 0.5..=13 and 113..=125.5, per
+            // channel), so the case measures the quantizing arithmetic, not the clamp.
+            Some(BinaryOp::FakeQuantize { .. }) => {
+                let bound = |shape: &[usize], salt: usize, at: f32, sign: f32| -> Tensor {
+                    let n: usize = shape.iter().product();
+                    let v = |i: usize| ((i * 7 + salt) % 251 + 1) as f32 * 0.05;
+                    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| at + sign * v(i)).collect())
+                        .expect("length is the shape's product")
+                        .into()
+                };
+                let [il, ih, ol, oh] = [self.b, self.more[0], self.more[1], self.more[2]];
+                vec![
+                    operand(self.a, self.dtype, 0),
+                    bound(il, 3, 0.45, 1.0),
+                    bound(ih, 6, 125.55, -1.0),
+                    bound(ol, 9, 0.0, -1.0),
+                    bound(oh, 12, 0.0, 1.0),
+                ]
+            }
             Some(_) => [self.a, self.b]
                 .iter()
                 .chain(self.more)

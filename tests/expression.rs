@@ -510,6 +510,36 @@ fn what_the_executor_does_not_take_runs_op_by_op() {
     ));
 }
 
+/// Expressions of 3, 6 and 12 leaves (the fused plan is 4, 8 or 16 operands wide), a bool
+/// leaf among them, every leaf broadcast its own way.
+#[test]
+fn every_plan_width_reads_its_inputs_in_place() {
+    let shapes: [&[usize]; 6] = [&[2, 5, 7], &[5, 1], &[7], &[], &[2, 1, 1], &[1, 5, 7]];
+    for (text, names) in [
+        ("(a + b) * d", "abd"),
+        ("select(c, a + b * d, e) - f * g", "cabdefg"),
+        (
+            "select(c, a + b * d, e) - f * g + h / k + m - n * p",
+            "cabdefghkmnp",
+        ),
+    ] {
+        let e = Expression::parse(text, NP).unwrap();
+        let inputs: Vec<Tensor> = names
+            .chars()
+            .enumerate()
+            .map(|(k, name)| {
+                let shape = shapes[k % shapes.len()];
+                if name == 'c' {
+                    tensor(DType::Bool, shape, 90 + k as u64, false)
+                } else {
+                    tensor(DType::F32, shape, 90 + k as u64, false)
+                }
+            })
+            .collect();
+        check(&e, &views(&inputs), text);
+    }
+}
+
 #[test]
 fn big_outputs_split_and_stream_identically() {
     // Long rows, a periodic operand ([3] under [.., 3]) and a column operand, on a pool.

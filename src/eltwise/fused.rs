@@ -92,7 +92,7 @@ pub(crate) struct Program {
     value_dtype: DType,
     out_shape: Vec<usize>,
     /// The plan that reads every leaf in place (value leaves first, then bool leaves).
-    plan: Option<EltwisePlan<FOLD_MAX>>,
+    plan: Option<Plan>,
     leaves: [Vec<Leaf>; 2],
     literals: [Vec<super::expr::ExprLiteral>; 2],
     literal_dtypes: [Vec<DType>; 2],
@@ -327,10 +327,56 @@ pub(crate) fn lower(
         shapes[j] = &l.shape;
         strides[j] = &l.strides;
     }
-    let plan = EltwisePlan::<FOLD_MAX>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
-    debug_assert_eq!(plan.out_shape(), program.out_shape.as_slice());
+    let leaves = program.leaves[0].len() + program.leaves[1].len();
+    let plan = Plan::new(leaves, shapes, strides)?;
     program.plan = Some(plan);
     Ok(Some(program))
+}
+
+/// The plan of an expression's leaves, no wider than they need: the walk builds and copies
+/// one piece per plan operand for every stretch, so a chain of three inputs walks a plan four
+/// wide, not sixteen.
+// One plan per kept lowering, read on every call: the variants' sizes cost nothing, a box
+// would cost an allocation per lowering and a pointer chase per call.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Plan {
+    Four(EltwisePlan<4>),
+    Eight(EltwisePlan<8>),
+    Sixteen(EltwisePlan<FOLD_MAX>),
+}
+
+impl Plan {
+    fn new(
+        leaves: usize,
+        shapes: [&[usize]; FOLD_MAX],
+        strides: [&[isize]; FOLD_MAX],
+    ) -> Result<Plan, BroadcastError> {
+        fn narrow<X: Copy, const N: usize>(all: [&[X]; FOLD_MAX]) -> [&[X]; N] {
+            std::array::from_fn(|j| all[j])
+        }
+        // Unused operand slots are scalars: they broadcast along everything and are never
+        // read.
+        let numpy = &AutoBroadcast::Numpy;
+        Ok(if leaves <= 4 {
+            Plan::Four(EltwisePlan::new(
+                narrow(shapes),
+                narrow(strides),
+                0,
+                numpy,
+                true,
+            )?)
+        } else if leaves <= 8 {
+            Plan::Eight(EltwisePlan::new(
+                narrow(shapes),
+                narrow(strides),
+                0,
+                numpy,
+                true,
+            )?)
+        } else {
+            Plan::Sixteen(EltwisePlan::new(shapes, strides, 0, numpy, true)?)
+        })
+    }
 }
 
 /// An expression's lowering for one layout of its inputs (each input's element type, shape
@@ -486,7 +532,24 @@ fn run_typed<T: BlockKernels>(
                 .expect("0-d"))
         })
         .collect::<Result<Vec<bool>, BroadcastError>>()?;
-    let plan = program.plan.as_ref().expect("planned by lower");
+    let literals = (value_literals, bool_literals);
+    match program.plan.as_ref().expect("planned by lower") {
+        Plan::Four(plan) => run_planned(program, plan, value_ops, bool_ops, literals, out, par),
+        Plan::Eight(plan) => run_planned(program, plan, value_ops, bool_ops, literals, out, par),
+        Plan::Sixteen(plan) => run_planned(program, plan, value_ops, bool_ops, literals, out, par),
+    }
+}
+
+/// [`run_typed`] on a plan `N` wide.
+fn run_planned<T: BlockKernels, const N: usize>(
+    program: &Program,
+    plan: &EltwisePlan<N>,
+    value_ops: [Operand<'_, T>; FOLD_MAX],
+    bool_ops: [Operand<'_, bool>; FOLD_MAX],
+    (value_literals, bool_literals): (Vec<T>, Vec<bool>),
+    out: Option<TensorViewMut<'_>>,
+    par: Parallelism<'_>,
+) -> Result<Option<Tensor>, BroadcastError> {
     let run = Run {
         program,
         plan,
@@ -502,8 +565,8 @@ fn run_typed<T: BlockKernels>(
         par,
     };
     match program.root.0 {
-        Lane::Value => finish::<T, T>(&run, out, root_value::<T>),
-        Lane::Bool => finish::<T, bool>(&run, out, root_bool::<T>),
+        Lane::Value => finish::<T, T, N>(&run, out, root_value::<T>),
+        Lane::Bool => finish::<T, bool, N>(&run, out, root_bool::<T>),
     }
 }
 
@@ -524,8 +587,8 @@ fn root_bool<T>(out: &mut [MaybeUninit<bool>]) -> RootSlots<'_, T> {
     RootSlots::Bool(out)
 }
 
-fn finish<T: BlockKernels, C: ViewElement + Copy>(
-    run: &Run<'_, '_, T>,
+fn finish<T: BlockKernels, C: ViewElement + Copy, const N: usize>(
+    run: &Run<'_, '_, T, N>,
     out: Option<TensorViewMut<'_>>,
     root: Root<T, C>,
 ) -> Result<Option<Tensor>, BroadcastError> {
@@ -546,14 +609,14 @@ fn finish<T: BlockKernels, C: ViewElement + Copy>(
 }
 
 /// Everything a chunk's walk reads.
-struct Run<'p, 'v, T> {
+struct Run<'p, 'v, T, const N: usize> {
     program: &'p Program,
     /// The ISA the steps' block kernels are built for (the strategy's element-wise width),
     /// found once per run.
     isa: Option<Avx2>,
     /// The CPU's F16C (16-bit float conversions), found once per run.
     f16c: Option<Avx2>,
-    plan: &'p EltwisePlan<FOLD_MAX>,
+    plan: &'p EltwisePlan<N>,
     /// The value leaves' operands (the first `program.leaves[0].len()`), then the bool ones'.
     value_ops: [Operand<'v, T>; FOLD_MAX],
     bool_ops: [Operand<'v, bool>; FOLD_MAX],
@@ -566,12 +629,14 @@ struct Run<'p, 'v, T> {
     par: Parallelism<'p>,
 }
 
-struct FusedWriter<'r, 'p, 'v, T, C> {
-    run: &'r Run<'p, 'v, T>,
+struct FusedWriter<'r, 'p, 'v, T, C, const N: usize> {
+    run: &'r Run<'p, 'v, T, N>,
     root: Root<T, C>,
 }
 
-impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C> {
+impl<T: BlockKernels, C: Copy + Send, const N: usize> Writer<C>
+    for FusedWriter<'_, '_, '_, T, C, N>
+{
     fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
         let run = self.run;
         // Each step costs about what its op alone costs per output element (a pass over an
@@ -591,6 +656,24 @@ impl<T: BlockKernels, C: Copy + Send> Writer<C> for FusedWriter<'_, '_, '_, T, C
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+/// Scratch elements a run keeps on the stack before it allocates.
+const STACK_SCRATCH: usize = 256;
+
+/// `len` scratch slots: the front of `stack` when it is long enough, else `heap` grown to
+/// `len`.
+fn scratch_of<'s, X: Copy>(
+    stack: &'s mut [MaybeUninit<X>],
+    heap: &'s mut Vec<MaybeUninit<X>>,
+    len: usize,
+) -> &'s mut [MaybeUninit<X>] {
+    if len <= stack.len() {
+        &mut stack[..len]
+    } else {
+        heap.resize(len, MaybeUninit::uninit());
+        heap
     }
 }
 
@@ -665,7 +748,7 @@ unsafe fn written<X>(block: &[MaybeUninit<X>], m: usize) -> &[X] {
     unsafe { std::slice::from_raw_parts(block.as_ptr().cast::<X>(), m) }
 }
 
-impl<T: BlockKernels> Run<'_, '_, T> {
+impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
     /// Writes output positions `start .. start + chunk.len()`.
     fn chunk<C>(
         &self,
@@ -688,10 +771,17 @@ impl<T: BlockKernels> Run<'_, '_, T> {
         let mut value_tiles: Vec<Tile<T>> = (0..tiles_v).map(|_| Tile::new()).collect();
         let mut bool_tiles: Vec<Tile<bool>> = (0..tiles_b).map(|_| Tile::new()).collect();
         // Each lane's scratch blocks in one buffer (block `j` at `j * block`).
-        let mut value_scratch: Vec<MaybeUninit<T>> = Vec::new();
-        value_scratch.resize(program.scratch[0] * block, MaybeUninit::uninit());
-        let mut bool_scratch: Vec<MaybeUninit<bool>> = Vec::new();
-        bool_scratch.resize(program.scratch[1] * block, MaybeUninit::uninit());
+        // A small output's scratch lives on the stack (no allocation per call).
+        let mut value_stack = [MaybeUninit::<T>::uninit(); STACK_SCRATCH];
+        let mut value_heap: Vec<MaybeUninit<T>> = Vec::new();
+        let value_scratch = scratch_of(
+            &mut value_stack,
+            &mut value_heap,
+            program.scratch[0] * block,
+        );
+        let mut bool_stack = [MaybeUninit::<bool>::uninit(); STACK_SCRATCH];
+        let mut bool_heap: Vec<MaybeUninit<bool>> = Vec::new();
+        let bool_scratch = scratch_of(&mut bool_stack, &mut bool_heap, program.scratch[1] * block);
         let mut result = Ok(());
         walk(self.plan, start, chunk.len(), |pieces, from, n| {
             if result.is_err() || self.failed.load(Ordering::Relaxed) {
@@ -705,7 +795,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                     .map(room::<T>)
                     .chain(pieces[nv..nv + nb].iter().map(room::<bool>))
                     .fold((n - at).min(block), usize::min);
-                let mut value_srcs = [Src::Contig(&[][..]); FOLD_MAX];
+                let mut value_srcs = [Src::Contig(&[][..]); N];
                 let mut tiles = value_tiles.iter_mut();
                 for (j, src) in value_srcs[..nv].iter_mut().enumerate() {
                     let (op, piece) = (self.value_ops[j], &pieces[j]);
@@ -721,7 +811,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                         }
                     };
                 }
-                let mut bool_srcs = [Src::Contig(&[][..]); FOLD_MAX];
+                let mut bool_srcs = [Src::Contig(&[][..]); N];
                 let mut tiles = bool_tiles.iter_mut();
                 for (j, src) in bool_srcs[..nb].iter_mut().enumerate() {
                     let (op, piece) = (self.bool_ops[j], &pieces[nv + j]);
@@ -738,7 +828,7 @@ impl<T: BlockKernels> Run<'_, '_, T> {
                 let step = self.steps(
                     &value_srcs[..nv],
                     &bool_srcs[..nb],
-                    (&mut value_scratch, &mut bool_scratch, block),
+                    (&mut *value_scratch, &mut *bool_scratch, block),
                     out,
                     m,
                 );

@@ -4,7 +4,7 @@
 //! restated) and from spot values the runtimes computed themselves
 //! (`tests/data/eltwise_op_spots.json`, written by `conformance/generate_op_spots.py`).
 
-use bcast::exec::{with_tuning, Tuning};
+use bcast::exec::{with_strategy, with_tuning, Strategy, Tuning};
 use bcast::{
     eltwise, eltwise_into, eltwise_view, AutoBroadcast, BroadcastError, EltwiseOp, Parallelism,
     ShiftDirection, Tensor, TensorView,
@@ -523,11 +523,19 @@ fn fake_quantize_per_channel_and_pdpd_match_the_formula() {
     ));
 }
 
-/// FakeQuantize over rows long enough for the vector loop: every other value lands exactly
-/// on a tie between two levels (the rounding must go to even), bounds given in either order,
-/// NaN and signed zeros in the input; f32, f64 and f16 (computed in f32, rounded once).
+/// FakeQuantize over rows long enough for the vector loop, at the baseline width and at
+/// AVX2's (`arithmetic=`; the AVX2 loop runs where the CPU has it): every other value lands
+/// exactly on a tie between two levels (the rounding must go to even), bounds given in either
+/// order, NaN and signed zeros in the input; f32, f64 and f16 (computed in f32, rounded once).
 #[test]
 fn fake_quantize_rounds_ties_to_even_on_long_rows() {
+    for width in ["arithmetic=baseline", "arithmetic=avx2"] {
+        let strategy = Strategy::INTEL.with_overrides(width).unwrap();
+        with_strategy(strategy, fake_quantize_long_rows);
+    }
+}
+
+fn fake_quantize_long_rows() {
     // levels 257 and bounds 0..1: the level of x is x * 256, exact, so x = (2k+1)/512 is a
     // tie.
     let x = ArrayD::from_shape_fn(IxDyn(&[1, 4, 9, 70]), |i| {

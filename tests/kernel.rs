@@ -512,6 +512,7 @@ fn every_store_strategy_matches_the_reference() {
                     streamed_rows,
                     prefetch_ahead: 0,
                     wide_eltwise: false,
+                    wide_arithmetic: false,
                 };
                 with_strategy(strategy, || {
                     for (i, (d, t, m)) in specs.iter().enumerate() {

@@ -1227,9 +1227,41 @@ impl<F> Quantize<F> {
 /// FakeQuantize of a contiguous row under one set of bounds. A call of its own (never
 /// inlined) so the row and the output arrive as arguments: the compiler then knows that
 /// writing the output cannot change the row, the bounds or the caller's locals, and
-/// vectorises the loop; inlined into the plan walk it stayed scalar.
+/// vectorises the loop; inlined into the plan walk it stayed scalar. Its two divisions per
+/// element bound it, so it runs at AVX2 width where the strategy says (`wide_arithmetic`).
 #[inline(never)]
 fn quantize_row<T: Copy, S: Slot<T>>(
+    out: &mut [S],
+    x: &[T],
+    bounds: [T; 4],
+    f: &impl Fn(T, T, T, T, T) -> T,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(isa) = Strategy::get().wide_arithmetic.then(Avx2::detect).flatten() {
+        // SAFETY: the token proves the CPU runs AVX2.
+        return unsafe { quantize_row_avx2(isa, out, x, bounds, f) };
+    }
+    quantize_row_body(out, x, bounds, f);
+}
+
+/// [`quantize_row`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must run AVX2 (the token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn quantize_row_avx2<T: Copy, S: Slot<T>>(
+    _: Avx2,
+    out: &mut [S],
+    x: &[T],
+    bounds: [T; 4],
+    f: &impl Fn(T, T, T, T, T) -> T,
+) {
+    quantize_row_body(out, x, bounds, f);
+}
+
+#[inline(always)]
+fn quantize_row_body<T: Copy, S: Slot<T>>(
     out: &mut [S],
     x: &[T],
     [il, ih, ol, oh]: [T; 4],

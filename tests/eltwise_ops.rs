@@ -573,62 +573,40 @@ fn fake_quantize_long_rows() {
         }
     };
     let arrays = [x, il, ih, ol, oh];
-    let same_bits = |got: Vec<u64>, want: Vec<u64>, nan: &dyn Fn(u64) -> bool, ty: &str| {
+    // Every value of the three types is exactly an f64, so comparing as f64 bits compares
+    // their bits (NaN: any NaN).
+    let same_values = |got: Vec<f64>, want: Vec<f64>, ty: &str| {
         assert_eq!(got.len(), want.len());
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             assert!(
-                g == w || (nan(*g) && nan(*w)),
-                "{ty} element {k}: {g:#x} against {w:#x}"
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "{ty} element {k}: {g:e} against {w:e}"
             );
         }
     };
-    // f64
+    let values = |t: &Tensor| -> Vec<f64> {
+        match t {
+            Tensor::F64(a) => a.iter().copied().collect(),
+            Tensor::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
+            Tensor::F16(a) => a.iter().map(|v| v.to_f64()).collect(),
+            other => panic!("not a float tensor: {:?}", other.dtype()),
+        }
+    };
     let want = naive_fold(&arrays, |v| reference(v, "f64"));
     let got = run(op, &tensors(&arrays)).unwrap();
-    let got = got.as_array::<f64>().unwrap();
-    same_bits(
-        got.iter().map(|v| v.to_bits()).collect(),
-        want.iter().map(|v| v.to_bits()).collect(),
-        &|b| f64::from_bits(b).is_nan(),
-        "f64",
-    );
-    // f32
+    same_values(values(&got), values(&Tensor::F64(want)), "f64");
     let f32s: Vec<ArrayD<f32>> = arrays.iter().map(|a| a.mapv(|v| v as f32)).collect();
     let want = naive_fold(&f32s, |v| fq(v[0], v[1], v[2], v[3], v[4], 257));
     let got = run(op, &tensors(&f32s)).unwrap();
-    same_bits(
-        got.as_array::<f32>()
-            .unwrap()
-            .iter()
-            .map(|v| u64::from(v.to_bits()))
-            .collect(),
-        want.iter().map(|v| u64::from(v.to_bits())).collect(),
-        &|b| f32::from_bits(b as u32).is_nan(),
-        "f32",
-    );
+    same_values(values(&got), values(&Tensor::F32(want)), "f32");
     // f16: the formula in f32 on the widened values, rounded to f16 once.
     let h: Vec<ArrayD<f16>> = f32s.iter().map(|a| a.mapv(f16::from_f32)).collect();
     let want = naive_fold(&h, |v| {
-        f16::from_f32(fq(
-            v[0].to_f32(),
-            v[1].to_f32(),
-            v[2].to_f32(),
-            v[3].to_f32(),
-            v[4].to_f32(),
-            257,
-        ))
+        let w: Vec<f32> = v.iter().map(|x| x.to_f32()).collect();
+        f16::from_f32(fq(w[0], w[1], w[2], w[3], w[4], 257))
     });
     let got = run(op, &tensors(&h)).unwrap();
-    same_bits(
-        got.as_array::<f16>()
-            .unwrap()
-            .iter()
-            .map(|v| u64::from(v.to_bits()))
-            .collect(),
-        want.iter().map(|v| u64::from(v.to_bits())).collect(),
-        &|b| f16::from_bits(b as u16).is_nan(),
-        "f16",
-    );
+    same_values(values(&got), values(&Tensor::F16(want)), "f16");
 }
 
 #[test]

@@ -905,33 +905,12 @@ impl<F0, F, G> Fold<F0, F, G> {
                 let first = &self.start;
                 let last = |a: T| (self.finish)(a, count);
                 let step = &self.step;
-                let (a, b, c, d) = (rows[0], rows[1], rows[2], rows[3]);
-                let mut from = 0;
-                for chunk in out.chunks_mut(FOLD_BLOCK) {
-                    let m = chunk.len();
-                    for x in &rows[..srcs.len()] {
-                        hint(x, from, m);
-                    }
-                    let to = from + m;
-                    match srcs.len() {
-                        1 => fold_rows(chunk, [&a[from..to]], first, step, last),
-                        2 => fold_rows(chunk, [&a[from..to], &b[from..to]], first, step, last),
-                        3 => fold_rows(
-                            chunk,
-                            [&a[from..to], &b[from..to], &c[from..to]],
-                            first,
-                            step,
-                            last,
-                        ),
-                        _ => fold_rows(
-                            chunk,
-                            [&a[from..to], &b[from..to], &c[from..to], &d[from..to]],
-                            first,
-                            step,
-                            last,
-                        ),
-                    }
-                    from = to;
+                let [a, b, c, d] = rows;
+                match srcs.len() {
+                    1 => fold_contiguous(out, [a], first, step, last, hint),
+                    2 => fold_contiguous(out, [a, b], first, step, last, hint),
+                    3 => fold_contiguous(out, [a, b, c], first, step, last, hint),
+                    _ => fold_contiguous(out, [a, b, c, d], first, step, last, hint),
                 }
                 return;
             }
@@ -994,25 +973,33 @@ impl<F0, F, G> Fold<F0, F, G> {
     }
 }
 
-/// `out[i] = last(fold of step over first(rows[0][i]), rows[1][i], ...)`: every row as long
-/// as `out`, the operand count a constant so the inner loop unrolls and the accumulator stays
-/// in a register.
+/// `out[i] = last(fold of step over first(rows[0][i]), rows[1][i], ...)`, block by block
+/// (each block's lines hinted ahead by `hint`): every row as long as `out`, the operand count
+/// a constant so the inner loop unrolls and the accumulator stays in a register.
 #[inline(always)]
-fn fold_rows<T: Copy, S: Slot<T>, const N: usize>(
+fn fold_contiguous<T: Copy, S: Slot<T>, const N: usize>(
     out: &mut [S],
     rows: [&[T]; N],
     first: impl Fn(T) -> T,
     step: impl Fn(T, T) -> T,
     last: impl Fn(T) -> T,
+    hint: impl Fn(&[T], usize, usize),
 ) {
-    let m = out.len();
-    let rows = rows.map(|row| &row[..m]);
-    for (i, o) in out.iter_mut().enumerate() {
-        let mut acc = first(rows[0][i]);
-        for row in &rows[1..] {
-            acc = step(acc, row[i]);
+    let mut from = 0;
+    for chunk in out.chunks_mut(FOLD_BLOCK) {
+        let m = chunk.len();
+        for row in rows {
+            hint(row, from, m);
         }
-        o.put(last(acc));
+        let block = rows.map(|row| &row[from..from + m]);
+        for (i, o) in chunk.iter_mut().enumerate() {
+            let mut acc = first(block[0][i]);
+            for row in &block[1..] {
+                acc = step(acc, row[i]);
+            }
+            o.put(last(acc));
+        }
+        from += m;
     }
 }
 

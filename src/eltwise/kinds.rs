@@ -489,22 +489,21 @@ mod tests {
     /// become integral, signed zeros, NaN, the infinities, and a spread of random bit patterns.
     #[test]
     fn round_even_is_round_ties_even_bit_for_bit() {
-        fn check32(x: f32) {
-            let (got, want) = (x.round_even(), x.round_ties_even());
-            assert!(
-                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                "f32 {x:e} ({:#x}): {got:e} against {want:e}",
-                x.to_bits()
-            );
+        macro_rules! check {
+            ($name:ident, $t:ty) => {
+                fn $name(x: $t) {
+                    let (got, want) = (x.round_even(), x.round_ties_even());
+                    assert!(
+                        got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                        "{} {x:e} ({:#x}): {got:e} against {want:e}",
+                        stringify!($t),
+                        x.to_bits()
+                    );
+                }
+            };
         }
-        fn check64(x: f64) {
-            let (got, want) = (x.round_even(), x.round_ties_even());
-            assert!(
-                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
-                "f64 {x:e} ({:#x}): {got:e} against {want:e}",
-                x.to_bits()
-            );
-        }
+        check!(check32, f32);
+        check!(check64, f64);
         let mut near = vec![0.0f64, 0.5, 1.5, 2.5, 0.49999999999999994, 3.0];
         for k in 0..4096 {
             near.push(k as f64 * 0.5);

@@ -5,7 +5,7 @@
 //! checks that it did run fused, so a silent fallback cannot pass for the fused executor.
 //! The chains' values are also checked once against formulas written here.
 
-use bcast::exec::{with_tuning, Tuning};
+use bcast::exec::{with_tuning, Strategy, Tuning};
 use bcast::ndarray::{ArrayD, Dimension, IxDyn, Slice};
 use bcast::{
     AutoBroadcast, BroadcastError, DType, EltwiseOp, ExprLiteral, ExprValue, Expression,
@@ -659,4 +659,108 @@ fn a_kept_lowering_serves_only_inputs_laid_out_alike() {
             .unwrap(),
         Tensor::F64(doubled)
     );
+}
+
+/// Whether this CPU converts f16 in hardware (what the f16 register chains need).
+#[cfg(target_arch = "x86_64")]
+fn f16c() -> bool {
+    std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx2")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn f16c() -> bool {
+    false
+}
+
+/// Linear chains run with their running value in registers (`chain.rs`) where the strategy
+/// says so, at both arithmetic widths: every two-operand op of every type, the running value
+/// as first and as second operand, beside a row broadcast along the output, one value per
+/// row and a literal, over rows long enough for whole groups of lanes and starting at every
+/// alignment (rows of an odd length). Each result must be the op-by-op bits (and `check`
+/// runs it split in small chunks, where groups are cut short).
+#[test]
+fn register_chains_equal_op_by_op() {
+    let f16c = f16c();
+    let mut in_registers = 0;
+    for wide in [false, true] {
+        let strategy = Strategy {
+            register_chains: true,
+            wide_arithmetic: wide,
+            ..Strategy::PLAIN
+        };
+        for op in EltwiseOp::ALL {
+            if op.arity() != bcast::Arity::Exactly(2) || feeds_select(op) {
+                continue;
+            }
+            let one_way = matches!(op, EltwiseOp::Prelu | EltwiseOp::OnnxPrelu);
+            for dtype in DType::ALL {
+                if matches!(dtype, DType::String | DType::Bool) || op.output_dtype(dtype).is_err() {
+                    continue;
+                }
+                let int = !matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
+                let nz = divides(op);
+                // ((x op b) op m), or (m op (x op b)), then op 3.
+                let mut e = Expression::new();
+                let (x, b, m) = (e.input("x"), e.input("b"), e.input("m"));
+                let three = e.literal(ExprLiteral::Int(3));
+                let n = e.apply(op, &[x, b], NP).unwrap();
+                let n = if one_way {
+                    e.apply(op, &[n, m], NP).unwrap()
+                } else {
+                    e.apply(op, &[m, n], NP).unwrap()
+                };
+                e.apply(op, &[n, three], NP).unwrap();
+                let (x_shape, m_shape): (&[usize], &[usize]) = if one_way {
+                    (&[3, 203], &[203])
+                } else {
+                    (&[3, 203], &[3, 1])
+                };
+                let inputs = [
+                    tensor(dtype, x_shape, 50, false),
+                    tensor(dtype, &[203], 51, nz),
+                    tensor(dtype, m_shape, 52, nz),
+                ];
+                let what = format!("{op} {dtype} wide={wide}");
+                // The ops whose rows say `Lanes` (lane arithmetic, no call or loop), but
+                // not integer division (its divisor is checked).
+                let lanes = matches!(
+                    op,
+                    EltwiseOp::Add
+                        | EltwiseOp::Subtract
+                        | EltwiseOp::Multiply
+                        | EltwiseOp::Divide { .. }
+                        | EltwiseOp::Maximum
+                        | EltwiseOp::Minimum
+                        | EltwiseOp::SquaredDifference
+                        | EltwiseOp::BitwiseAnd
+                        | EltwiseOp::BitwiseOr
+                        | EltwiseOp::BitwiseXor
+                        | EltwiseOp::Prelu
+                        | EltwiseOp::OnnxPrelu
+                        | EltwiseOp::OnnxDiv
+                );
+                let chains = lanes && !(int && nz) && (dtype != DType::F16 || (wide && f16c));
+                bcast::exec::with_strategy(strategy, || {
+                    assert_eq!(
+                        e.in_registers(&views(&inputs)),
+                        Ok(chains),
+                        "{what}: in registers"
+                    );
+                    check(&e, &views(&inputs), &what);
+                });
+                if chains {
+                    in_registers += 1;
+                }
+                // The block path still serves the chain where the strategy turns it off.
+                let blocks = Strategy {
+                    register_chains: false,
+                    ..strategy
+                };
+                bcast::exec::with_strategy(blocks, || {
+                    assert_eq!(e.in_registers(&views(&inputs)), Ok(false), "{what}");
+                });
+            }
+        }
+    }
+    assert!(in_registers > 150, "{in_registers} chains in registers");
 }

@@ -513,6 +513,7 @@ fn every_store_strategy_matches_the_reference() {
                     prefetch_ahead: 0,
                     wide_eltwise: false,
                     wide_arithmetic: false,
+                    register_chains: false,
                 };
                 with_strategy(strategy, || {
                     for (i, (d, t, m)) in specs.iter().enumerate() {

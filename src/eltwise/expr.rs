@@ -359,6 +359,20 @@ impl Expression {
         Ok(fused::lower(self, inputs)?.is_some())
     }
 
+    /// Whether [`Expression::evaluate`] runs the expression on inputs like `inputs` as a
+    /// register chain: fused, and a linear chain (each op after the first takes the op before
+    /// it and one input or literal) of two-operand ops of the inputs' type that refuse no
+    /// value (not integer division or remainder), at most 8 ops, whose running value stays
+    /// in registers between ops. Where the CPU strategy turns register chains off
+    /// (`chains=blocks`, and CPUs they were not measured on) or a type has no kernel for it
+    /// (f16 without F16C), it runs fused block by block instead; the results are the same.
+    ///
+    /// # Errors
+    /// As [`Expression::fuses`].
+    pub fn in_registers(&self, inputs: &[TensorView<'_>]) -> Result<bool, BroadcastError> {
+        fused::in_registers(self, inputs)
+    }
+
     /// [`Expression::evaluate`] into `out`, which must have the result's element type and
     /// shape.
     ///

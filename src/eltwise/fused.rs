@@ -23,6 +23,7 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::chain::{ChainFn, Link, MAX_LINKS};
 use super::exec::{
     advance, cost_bytes, room, run_source, select_block, source, walk, wide_isa, Fresh, Into,
     Operand, Sink, Src, Tile, Writer, FOLD_MAX,
@@ -38,7 +39,7 @@ use crate::dtype::{dtype_table, DType};
 use crate::element::Element;
 use crate::error::BroadcastError;
 use crate::exec::isa::Avx2;
-use crate::exec::{for_each_chunk, uninit_slots, Parallelism, Slot};
+use crate::exec::{for_each_chunk, uninit_slots, Parallelism, Slot, Strategy};
 use crate::tensor::Tensor;
 
 /// Expressions of more steps than this (a node used twice is a step per use) run op by op.
@@ -99,6 +100,55 @@ pub(crate) struct Program {
     steps: Vec<Step>,
     scratch: [usize; 2],
     root: (Lane, usize),
+    /// The steps as a linear chain, where they are one (`chain.rs`).
+    chain: Option<ChainPlan>,
+}
+
+/// A linear chain: the first node's first operand, then per node its op, whether the running
+/// value is its first operand, and its other operand (a value leaf or literal).
+#[derive(Debug)]
+struct ChainPlan {
+    first: Arg,
+    links: Vec<(EltwiseOp, bool, Arg)>,
+}
+
+/// The steps as a linear chain of the value lane: every step a two-operand op of the value
+/// type, the first on two leaves or literals, each later one on the step before it and one
+/// leaf or literal.
+fn chain_of(steps: &[Step]) -> Option<ChainPlan> {
+    if steps.is_empty() || steps.len() > MAX_LINKS {
+        return None;
+    }
+    let operand = |a: &(Lane, Arg)| match a {
+        (Lane::Value, Arg::Leaf(_) | Arg::Literal(_)) => Some(a.1),
+        _ => None,
+    };
+    let mut first = None;
+    let mut links = Vec::with_capacity(steps.len());
+    for (k, step) in steps.iter().enumerate() {
+        let binary = step.op.shape() == Shape::Binary && step.op.out() == Out::Same;
+        if !binary || step.lane != Lane::Value || step.out.0 != Lane::Value {
+            return None;
+        }
+        let [a, b] = step.args.as_slice() else {
+            return None;
+        };
+        if k == 0 {
+            first = Some(operand(a)?);
+            links.push((step.op, true, operand(b)?));
+            continue;
+        }
+        let running = |x: &(Lane, Arg)| matches!(x, (Lane::Value, Arg::Scratch(j)) if *j == steps[k - 1].out.1);
+        match (running(a), running(b)) {
+            (true, false) => links.push((step.op, true, operand(b)?)),
+            (false, true) => links.push((step.op, false, operand(a)?)),
+            _ => return None,
+        }
+    }
+    Some(ChainPlan {
+        first: first?,
+        links,
+    })
 }
 
 fn lane_index(lane: Lane) -> usize {
@@ -300,6 +350,7 @@ pub(crate) fn lower(
             steps: Vec::new(),
             scratch: [0, 0],
             root: (Lane::Value, 0),
+            chain: None,
         },
         free: [Vec::new(), Vec::new()],
     };
@@ -308,6 +359,7 @@ pub(crate) fn lower(
     };
     let mut program = lowering.program;
     program.root = root;
+    program.chain = chain_of(&program.steps);
     if program.leaves[0].len() + program.leaves[1].len() > FOLD_MAX {
         return Ok(None);
     }
@@ -552,6 +604,7 @@ fn run_planned<T: BlockKernels, const N: usize>(
 ) -> Result<Option<Tensor>, BroadcastError> {
     let run = Run {
         program,
+        chain: chain_kernel(program),
         plan,
         value_ops,
         bool_ops,
@@ -568,6 +621,39 @@ fn run_planned<T: BlockKernels, const N: usize>(
         Lane::Value => finish::<T, T, N>(&run, out, root_value::<T>),
         Lane::Bool => finish::<T, bool, N>(&run, out, root_bool::<T>),
     }
+}
+
+/// The chain kernel of `program` for `T` and its chain, where it runs as a register chain:
+/// it is one, every op of it chains for `T`, the strategy in force says so, and `T` has a
+/// kernel at the strategy's arithmetic width on this CPU.
+fn chain_kernel<T: BlockKernels>(program: &Program) -> Option<(ChainFn<T>, &ChainPlan)> {
+    let strategy = Strategy::get();
+    let chain = program.chain.as_ref()?;
+    if !strategy.register_chains || !chain.links.iter().all(|l| T::chains(l.0)) {
+        return None;
+    }
+    let wide = strategy.wide_arithmetic.then(Avx2::detect).flatten();
+    Some((T::chain_fn(wide)?, chain))
+}
+
+/// Whether `expr` runs on `inputs` as a register chain ([`chain_kernel`]).
+pub(crate) fn in_registers(
+    expr: &Expression,
+    inputs: &[TensorView<'_>],
+) -> Result<bool, BroadcastError> {
+    let Some(program) = lower(expr, inputs)? else {
+        return Ok(false);
+    };
+    macro_rules! typed {
+        (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+            match program.value_dtype {
+                $(DType::$v => typed!(@ $kind, $t),)*
+            }
+        };
+        (@ Text, $t:ty) => { false };
+        (@ $kind:ident, $t:ty) => { chain_kernel::<$t>(&program).is_some() };
+    }
+    Ok(dtype_table!(typed!))
 }
 
 /// The result's stretch of the output, in the lane of the result.
@@ -611,6 +697,8 @@ fn finish<T: BlockKernels, C: ViewElement + Copy, const N: usize>(
 /// Everything a chunk's walk reads.
 struct Run<'p, 'v, T, const N: usize> {
     program: &'p Program,
+    /// The chain kernel and the chain, where the expression runs as a register chain.
+    chain: Option<(ChainFn<T>, &'p ChainPlan)>,
     /// The ISA the steps' block kernels are built for (the strategy's element-wise width),
     /// found once per run.
     isa: Option<Avx2>,
@@ -825,6 +913,21 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
                     };
                 }
                 let out = root(&mut chunk[from + at..from + at + m]);
+                let out = match (self.chain, out) {
+                    (Some((kernel, chain)), RootSlots::Value(out)) => {
+                        match self.chain_block(kernel, chain, &value_srcs[..nv], out) {
+                            None => {
+                                for p in &mut pieces[..nv + nb] {
+                                    advance(p, m);
+                                }
+                                at += m;
+                                continue;
+                            }
+                            Some(out) => RootSlots::Value(out),
+                        }
+                    }
+                    (_, out) => out,
+                };
                 let step = self.steps(
                     &value_srcs[..nv],
                     &bool_srcs[..nb],
@@ -843,6 +946,45 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
             }
         });
         result
+    }
+
+    /// Runs the chain over one block into `out`; gives `out` back (untouched) where an
+    /// operand is strided, for the block path.
+    fn chain_block<'o>(
+        &self,
+        kernel: ChainFn<T>,
+        chain: &ChainPlan,
+        value_srcs: &[Src<'_, T>],
+        out: &'o mut [MaybeUninit<T>],
+    ) -> Option<&'o mut [MaybeUninit<T>]> {
+        let source = |a: Arg| match a {
+            Arg::Leaf(j) => value_srcs[j],
+            Arg::Literal(j) => Src::Splat(&self.value_literals[j]),
+            Arg::Scratch(_) => unreachable!("a chain's operands are leaves and literals"),
+        };
+        let first = source(chain.first);
+        let mut links = [Link {
+            op: EltwiseOp::Add,
+            running_first: true,
+            other: first,
+        }; MAX_LINKS];
+        for (l, &(op, running_first, other)) in links.iter_mut().zip(&chain.links) {
+            *l = Link {
+                op,
+                running_first,
+                other: source(other),
+            };
+        }
+        let links = &links[..chain.links.len()];
+        let strided = |s: &Src<'_, T>| matches!(s, Src::Strided(_));
+        if strided(&first) || links.iter().any(|l| strided(&l.other)) {
+            return Some(out);
+        }
+        // SAFETY: every source is contiguous over the block's `out.len()` positions or one
+        // value (checked above), and `chain_of` keeps chains within `MAX_LINKS`; the kernel
+        // is the AVX2 build only where the token was found (`run_planned`).
+        unsafe { kernel(first, links, out) };
+        None
     }
 
     /// Runs every step over one block of `m` positions, the last into `root`; `scratch`:

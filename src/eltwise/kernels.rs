@@ -188,7 +188,9 @@ where
 }
 
 /// An element type's block kernels, from its row of the element-type table.
-pub(crate) trait BlockKernels: ViewElement + Copy + Default + Send + Sync {
+pub(crate) trait BlockKernels:
+    ViewElement + Copy + Default + Send + Sync + super::chain::ChainKernels
+{
     /// The block kernel of `op` (an op whose output has the operands' type), compiled for
     /// AVX2 when `isa` holds the token.
     fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self>;
@@ -434,7 +436,7 @@ macro_rules! define_kernels {
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
         [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
-        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident]
+        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
         $(only [$($only:ident),+])?
         { $($key:ident : $body:expr),* $(,)? }
      )*) => {
@@ -481,7 +483,7 @@ macro_rules! define_block_fns {
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
         [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
-        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident]
+        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
         $(only [$($only:ident),+])?
         { $($key:ident : $body:expr),* $(,)? }
      )*) => {

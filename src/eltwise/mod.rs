@@ -13,6 +13,7 @@
 //! - [`view`], [`dispatch`]: runtime-typed views and the entry points on them;
 //! - [`select`]: the typed Select.
 
+mod chain;
 mod dispatch;
 mod exec;
 mod expr;

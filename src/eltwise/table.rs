@@ -9,7 +9,7 @@
 //! [Variant { attribute: Type = default, .. }]   the enum variant (attributes optional)
 //! ["snake", "OpenVinoType", "OnnxType"]         names ("" where the runtime has no such op)
 //! [code, alt "name" => { attribute: value }]    C code; an attribute value with its own code
-//! [Shape Broadcasting Output]                   see below
+//! [Shape Broadcasting Output Lanes]             see below (`Lanes` optional)
 //! only [DType, ..]                              optional: the types the op's definition lists
 //! { kind: body, .. }                            one body per kind of element type
 //! ```
@@ -23,6 +23,9 @@
 //!   slope of x's channel count goes on axis 1, else numpy, the slope onto x), `Onto` (ONNX
 //!   PRelu: the slope broadcast one way onto x).
 //! - Output: `Same` (operand 0's type) or `Bool`.
+//! - `Lanes`: the bodies are arithmetic a vector unit runs lane by lane, with no call or loop
+//!   (so a fused chain keeps its running value in registers through the op, `chain.rs`); a
+//!   row without it runs in chains block by block.
 //! - Kinds: `int` (every integer), `int_div` (every integer, a zero divisor refused), `uint`
 //!   (unsigned only), `float` (f32, f64), `half` (f16, bf16, the body computed in f32 and
 //!   rounded once), `half_native` (f16, bf16, the body on the 16-bit values), `bool`, `ord`
@@ -40,25 +43,25 @@ use crate::error::BroadcastError;
 macro_rules! op_table {
     ($($then:ident)::+ ! $(($($args:tt)*))?) => {
         $($then)::+! { $($($args)*)? ;
-            [Add] ["add", "Add", "Add"] [0] [Binary Auto Same]
+            [Add] ["add", "Add", "Add"] [0] [Binary Auto Same Lanes]
                 { int: |x, y| x.wrapping_add(y), float: |x, y| x + y, half: |x, y| x + y }
-            [Subtract] ["subtract", "Subtract", "Sub"] [1] [Binary Auto Same]
+            [Subtract] ["subtract", "Subtract", "Sub"] [1] [Binary Auto Same Lanes]
                 { int: |x, y| x.wrapping_sub(y), float: |x, y| x - y, half: |x, y| x - y }
-            [Multiply] ["multiply", "Multiply", "Mul"] [2] [Binary Auto Same]
+            [Multiply] ["multiply", "Multiply", "Mul"] [2] [Binary Auto Same Lanes]
                 { int: |x, y| x.wrapping_mul(y), float: |x, y| x * y, half: |x, y| x * y }
             [Divide { pythondiv: bool = true }] ["divide", "Divide", ""]
-                [3, 19 "divide_trunc" => { pythondiv: false }] [Binary Auto Same]
+                [3, 19 "divide_trunc" => { pythondiv: false }] [Binary Auto Same Lanes]
                 {
                     int_div: |x, y| if pythondiv { floor_div(x, y) } else { x.wrapping_div(y) },
                     float: |x, y| x / y,
                     half: |x, y| x / y,
                 }
-            [Maximum] ["maximum", "Maximum", ""] [4] [Binary Auto Same]
+            [Maximum] ["maximum", "Maximum", ""] [4] [Binary Auto Same Lanes]
                 { int: max_of, float: max_of, half_native: max_of }
-            [Minimum] ["minimum", "Minimum", ""] [5] [Binary Auto Same]
+            [Minimum] ["minimum", "Minimum", ""] [5] [Binary Auto Same Lanes]
                 { int: min_of, float: min_of, half_native: min_of }
             [SquaredDifference] ["squared_difference", "SquaredDifference", ""] [6]
-                [Binary Auto Same]
+                [Binary Auto Same Lanes]
                 {
                     int: |x, y| x.wrapping_sub(y).wrapping_mul(x.wrapping_sub(y)),
                     float: |x, y| (x - y) * (x - y),
@@ -103,11 +106,11 @@ macro_rules! op_table {
                 { int: max_of, float: numpy_max, half_native: numpy_max_half }
             [Min] ["min", "", "Min"] [24] [Fold(First, Keep) Numpy Same]
                 { int: min_of, float: numpy_min, half_native: numpy_min_half }
-            [BitwiseAnd] ["bitwise_and", "BitwiseAnd", "BitwiseAnd"] [25] [Binary Auto Same]
+            [BitwiseAnd] ["bitwise_and", "BitwiseAnd", "BitwiseAnd"] [25] [Binary Auto Same Lanes]
                 { int: |x, y| x & y, bool: |x, y| x & y }
-            [BitwiseOr] ["bitwise_or", "BitwiseOr", "BitwiseOr"] [26] [Binary Auto Same]
+            [BitwiseOr] ["bitwise_or", "BitwiseOr", "BitwiseOr"] [26] [Binary Auto Same Lanes]
                 { int: |x, y| x | y, bool: |x, y| x | y }
-            [BitwiseXor] ["bitwise_xor", "BitwiseXor", "BitwiseXor"] [27] [Binary Auto Same]
+            [BitwiseXor] ["bitwise_xor", "BitwiseXor", "BitwiseXor"] [27] [Binary Auto Same Lanes]
                 { int: |x, y| x ^ y, bool: |x, y| x ^ y }
             [BitwiseLeftShift] ["bitwise_left_shift", "BitwiseLeftShift", ""] [28]
                 [Binary Auto Same] { int: ov_shift_left }
@@ -117,13 +120,13 @@ macro_rules! op_table {
                 ["bit_shift", "", "BitShift"]
                 [30, 31 "bit_shift_right" => { direction: ShiftDirection::Right }] [Binary Numpy Same]
                 { int: |x, y| onnx_shift(x, y, direction == ShiftDirection::Left) }
-            [Prelu] ["prelu", "PRelu", ""] [32] [Binary Channel Same]
+            [Prelu] ["prelu", "PRelu", ""] [32] [Binary Channel Same Lanes]
                 {
                     int: |x, s| if x < T::default() { x.wrapping_mul(s) } else { x },
                     float: |x, s| if x < T::default() { x * s } else { x },
                     half: |x, s| if x < 0.0 { x * s } else { x },
                 }
-            [OnnxPrelu] ["onnx_prelu", "", "PRelu"] [33] [Binary Onto Same]
+            [OnnxPrelu] ["onnx_prelu", "", "PRelu"] [33] [Binary Onto Same Lanes]
                 only [I32, I64, U32, U64, F16, BF16, F32, F64]
                 {
                     int: |x, s| if x < T::default() { x.wrapping_mul(s) } else { x },
@@ -149,7 +152,7 @@ macro_rules! op_table {
                     float: |x, y| if fmod { x % y } else { numpy_mod(x, y) },
                     half: |x, y| if fmod { x % y } else { numpy_mod(x, y) },
                 }
-            [OnnxDiv] ["onnx_div", "", "Div"] [37] [Binary Numpy Same]
+            [OnnxDiv] ["onnx_div", "", "Div"] [37] [Binary Numpy Same Lanes]
                 { int_div: |x, y| x.wrapping_div(y), float: |x, y| x / y, half: |x, y| x / y }
             [OnnxPow] ["onnx_pow", "", "Pow"] [38] [Mixed Numpy Same]
                 only [I32, I64, F16, BF16, F32, F64]
@@ -332,7 +335,7 @@ macro_rules! define_ops {
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
         [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
-        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident]
+        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
         $(only [$($only:ident),+])?
         { $($key:ident : $body:expr),* $(,)? }
     )*) => {

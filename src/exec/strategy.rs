@@ -74,13 +74,18 @@ pub struct Strategy {
     /// Loops bound by their arithmetic rather than by memory (FakeQuantize's two divisions
     /// and rounding per element) run compiled for AVX2 where the CPU has it.
     pub wide_arithmetic: bool,
+    /// A fused expression that is a linear chain (each node takes the one before it and an
+    /// input or literal) runs its nodes on a few registers' worth of elements at a time,
+    /// the running value never stored between nodes, rather than one pass per node over a
+    /// block in L1; at the arithmetic width above.
+    pub register_chains: bool,
 }
 
 impl Strategy {
     /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
     /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon; the memory-bound
-    /// element-wise loops at the baseline width, FakeQuantize's at AVX2 (measured on the
-    /// 2-vCPU Xeon).
+    /// element-wise loops at the baseline width, FakeQuantize's at AVX2, fused chains in
+    /// registers at AVX2 (the last two measured on the 2-vCPU Xeon).
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
@@ -88,6 +93,7 @@ impl Strategy {
         prefetch_ahead: 1024,
         wide_eltwise: false,
         wide_arithmetic: true,
+        register_chains: true,
     };
 
     /// AMD (measured on a 2-vCPU EPYC, Zen 5): `rep stos` and `rep movsb` (glibc's `memcpy`
@@ -95,7 +101,8 @@ impl Strategy {
     /// L1 window costs a third of the streaming store rate, and the hardware prefetchers
     /// follow the element-wise loops' streams without hints (the hints cost time); the
     /// element-wise loops compiled for AVX2 are as fast or faster (byte-wide ops most).
-    /// FakeQuantize's loop was not measured on AMD: the baseline.
+    /// FakeQuantize's loop and register chains were not measured on AMD: the baseline and
+    /// the block path.
     pub const AMD: Strategy = Strategy {
         fill: FillStores::Vector,
         row_copy: RowCopies::Lines,
@@ -103,6 +110,7 @@ impl Strategy {
         prefetch_ahead: 0,
         wide_eltwise: true,
         wide_arithmetic: false,
+        register_chains: false,
     };
 
     /// Any other CPU: nothing measured, so the plain strategies.
@@ -113,6 +121,7 @@ impl Strategy {
         prefetch_ahead: 0,
         wide_eltwise: false,
         wide_arithmetic: false,
+        register_chains: false,
     };
 
     /// The table's entry for `vendor`.
@@ -141,7 +150,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx2|baseline` (any subset;
+    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx2|baseline`, `chains=registers|blocks` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -162,7 +171,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx2|baseline")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx2|baseline, chains=registers|blocks")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -177,6 +186,8 @@ impl Strategy {
                 ("eltwise", "baseline") => self.wide_eltwise = false,
                 ("arithmetic", "avx2") => self.wide_arithmetic = true,
                 ("arithmetic", "baseline") => self.wide_arithmetic = false,
+                ("chains", "registers") => self.register_chains = true,
+                ("chains", "blocks") => self.register_chains = false,
                 _ => return Err(bad()),
             }
         }
@@ -202,10 +213,11 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={}",
             self.prefetch_ahead,
             width(self.wide_eltwise),
-            width(self.wide_arithmetic)
+            width(self.wide_arithmetic),
+            if self.register_chains { "registers" } else { "blocks" }
         )
     }
 }
@@ -276,7 +288,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx2",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx2,chains=registers",
             )
             .unwrap();
         assert_eq!(
@@ -288,6 +300,7 @@ mod tests {
                 prefetch_ahead: 512,
                 wide_eltwise: true,
                 wide_arithmetic: true,
+                register_chains: true,
             }
         );
         assert_eq!(Strategy::PLAIN.with_overrides(&s.to_string()).unwrap(), s);

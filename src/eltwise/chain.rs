@@ -1,0 +1,573 @@
+//! A fused expression's linear chain run with its running value in registers.
+//!
+//! A chain is an expression whose every node after the first takes the node before it and
+//! one input or literal: `((x - m) * r) * g + b`, `maximum(x + b, 0)`. The block path
+//! (`fused.rs`) runs such a chain one node per pass over an L1 block, so each node loads its
+//! operands from L1 and stores its result back there. Here the nodes run one after the other
+//! on a group of `W` elements held in registers (a few vector registers wide), loading only
+//! the inputs and storing only the result: the loads and stores of every intermediate value
+//! are gone, which is what the block path spends its time on once the data is in cache.
+//!
+//! Each node is the op table's body for the element type (`chain_arms!` below, generated
+//! from the same rows as the block kernels), applied lane by lane: the same IEEE operations
+//! in the same order, integers wrapping, 16-bit floats widened, computed in f32 and rounded
+//! after every node as the op alone rounds. So a chain's result is the op-by-op result bit
+//! for bit; `tests/expression.rs` compares every chain-able op and type both ways.
+//!
+//! Which nodes chain: the two-operand ops whose result has the operands' type and that
+//! refuse no operand value (integer division and remainders check their divisor, so they
+//! stay on the block path), of every integer and float type (f16 where the CPU converts
+//! f16 in hardware, F16C). Anything else, and a block with a strided operand, runs on the
+//! block path.
+
+use std::mem::MaybeUninit;
+
+use super::exec::Src;
+use super::half::Half;
+#[allow(unused_imports)]
+use super::kinds::{
+    fake_quantize, floor_div, floor_mod_f64, floor_rem, int_pow, max_of, min_of, numpy_max,
+    numpy_max_half, numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left,
+    ov_shift_right, pow_via_f64, Int, Real,
+};
+use super::table::{op_table, EltwiseOp};
+use crate::exec::isa::Avx2;
+use crate::exec::Ahead;
+
+/// Nodes a chain may have beyond its first operand (longer chains take the block path).
+pub(crate) const MAX_LINKS: usize = 8;
+
+/// One node of a chain over one block: `op(running, other)` (or `op(other, running)` when
+/// the running value is the node's second operand).
+#[derive(Clone, Copy)]
+pub(crate) struct Link<'a, T> {
+    pub(crate) op: EltwiseOp,
+    pub(crate) running_first: bool,
+    pub(crate) other: Src<'a, T>,
+}
+
+/// A chain over one block: the first operand, then the links in order, into `out` (every
+/// slot written). Sources are contiguous or one value, each as long as `out`.
+pub(crate) type ChainFn<T> = unsafe fn(Src<'_, T>, &[Link<'_, T>], &mut [MaybeUninit<T>]);
+
+/// Widening and rounding of eight lanes of a 16-bit float (F16C, or bf16's bit arithmetic),
+/// value to value, so that the lanes stay in registers.
+pub(crate) trait Lanes<H>: Copy {
+    fn widen8(self, x: [H; 8]) -> [f32; 8];
+    fn narrow8(self, v: [f32; 8]) -> [H; 8];
+}
+
+/// bf16 (and any 16-bit float without hardware conversion): per lane, written without
+/// branches so that it vectorises.
+#[derive(Clone, Copy)]
+pub(crate) struct Scalar;
+
+impl<H: Half> Lanes<H> for Scalar {
+    #[inline(always)]
+    fn widen8(self, x: [H; 8]) -> [f32; 8] {
+        x.map(H::widen)
+    }
+    #[inline(always)]
+    fn narrow8(self, v: [f32; 8]) -> [H; 8] {
+        v.map(H::narrow)
+    }
+}
+
+/// f16 through F16C. Used only inside the kernels compiled with F16C (`wide_fn`), which run
+/// only where the [`Avx2`] token was found.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct F16c;
+
+#[cfg(target_arch = "x86_64")]
+impl<H: Half> Lanes<H> for F16c {
+    #[inline(always)]
+    fn widen8(self, x: [H; 8]) -> [f32; 8] {
+        use std::arch::x86_64::{__m128i, _mm256_cvtph_ps};
+        // SAFETY: `F16c` is used only inside kernels compiled with F16C and run only with
+        // the token, which proves the CPU has it.
+        let v = unsafe { _mm256_cvtph_ps(bytemuck::cast::<[H; 8], __m128i>(x)) };
+        bytemuck::cast(v)
+    }
+    #[inline(always)]
+    fn narrow8(self, v: [f32; 8]) -> [H; 8] {
+        use std::arch::x86_64::{__m256, _mm256_cvtps_ph, _MM_FROUND_TO_NEAREST_INT};
+        // SAFETY: F16C, as above; round to nearest even, what `f16::from_f32` does.
+        #[allow(unused_unsafe)]
+        let h = unsafe {
+            _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(bytemuck::cast::<[f32; 8], __m256>(v))
+        };
+        bytemuck::cast(h)
+    }
+}
+
+/// `acc` and `x` eight lanes at a time (`W` is a multiple of 8 wherever a 16-bit float
+/// chains), each eight as values.
+#[inline(always)]
+fn by_eights<H: Copy, const W: usize>(
+    acc: &mut [H; W],
+    x: &[H; W],
+    mut f: impl FnMut([H; 8], [H; 8]) -> [H; 8],
+) {
+    for c in 0..W / 8 {
+        let a: &mut [H; 8] = (&mut acc[c * 8..c * 8 + 8])
+            .try_into()
+            .expect("eight lanes");
+        let b: &[H; 8] = x[c * 8..c * 8 + 8].try_into().expect("eight lanes");
+        *a = f(*a, *b);
+    }
+}
+
+/// A 16-bit value beside its widened value, ordered by the widened one.
+#[derive(Clone, Copy)]
+pub(crate) struct Ordered<H>(f32, H);
+
+impl<H> PartialEq for Ordered<H> {
+    #[inline(always)]
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<H> PartialOrd for Ordered<H> {
+    #[inline(always)]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&other.0)
+    }
+    #[inline(always)]
+    fn lt(&self, other: &Self) -> bool {
+        self.0 < other.0
+    }
+    #[inline(always)]
+    fn le(&self, other: &Self) -> bool {
+        self.0 <= other.0
+    }
+    #[inline(always)]
+    fn gt(&self, other: &Self) -> bool {
+        self.0 > other.0
+    }
+    #[inline(always)]
+    fn ge(&self, other: &Self) -> bool {
+        self.0 >= other.0
+    }
+}
+
+/// Pins a body's signature (the table's bodies carry no annotations).
+#[inline(always)]
+fn fn2<A, B, C, F: Fn(A, B) -> C>(f: F) -> F {
+    f
+}
+
+/// `acc = f(acc, x)` lane by lane (`f(x, acc)` when the running value is the second
+/// operand), in place: a loop the vectoriser takes whole and unrolls, so the running value
+/// is promoted to registers (a value passed through by copy was left in memory).
+#[inline(always)]
+fn lanes<X: Copy, const W: usize>(
+    f: impl Fn(X, X) -> X,
+    running_first: bool,
+    acc: &mut [X; W],
+    x: &[X; W],
+) {
+    if running_first {
+        for k in 0..W {
+            acc[k] = f(acc[k], x[k]);
+        }
+    } else {
+        for k in 0..W {
+            acc[k] = f(x[k], acc[k]);
+        }
+    }
+}
+
+/// One row's arm: the body of kind `$k` for a two-operand op of the operands' type whose row
+/// says `Lanes`, or `false`/unreachable where the row does not chain (`$mode` `ok` asks
+/// whether it does).
+macro_rules! chain_arm {
+    (ok, $k:ident, [Binary], Same Lanes, [$($key:ident : $body:expr),*], $($rest:tt)*) => {
+        chain_pick!(ok, $k, [$($key : $body),*], $($rest)*)
+    };
+    (ok, $k:ident, $shape:tt, $($out:ident)+, $bodies:tt, $($rest:tt)*) => {
+        false
+    };
+    (apply, $k:ident, [Binary], Same Lanes, [$($key:ident : $body:expr),*], $($rest:tt)*) => {
+        chain_pick!(apply, $k, [$($key : $body),*], $($rest)*)
+    };
+    // Not reached (`ok` says these do not chain); no body here, so that no call or loop of
+    // another op's body keeps the running value out of registers.
+    (apply, $k:ident, $shape:tt, $($out:ident)+, $bodies:tt, $($rest:tt)*) => {
+        unreachable!("a chain holds only ops that chain")
+    };
+}
+
+/// Finds kind `$k`'s body among a row's keys (as `kernels.rs`'s `pick!`).
+macro_rules! chain_pick {
+    (ok, $k:ident, [], $($rest:tt)*) => { false };
+    (apply, $k:ident, [], $($rest:tt)*) => { unreachable!("a chain holds only ops that chain") };
+    // A divisor is checked before the op runs: the block path keeps that.
+    (ok, int, [int_div : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { false };
+    (apply, int, [int_div : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => {
+        unreachable!("a chain holds only ops that chain")
+    };
+    (ok, int, [int : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    (ok, int, [uint : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    (ok, float, [float : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    (ok, half, [half : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    (ok, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    (apply, int, [int : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
+        lanes(fn2::<T, T, T, _>($b), $first, $acc, $x)
+    };
+    (apply, int, [uint : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
+        lanes(fn2::<T, T, T, _>($b), $first, $acc, $x)
+    };
+    (apply, float, [float : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
+        lanes(fn2::<T, T, T, _>($b), $first, $acc, $x)
+    };
+    // Widened, computed in f32 and rounded after the node, as the op alone does.
+    (apply, half, [half : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {{
+        let f = fn2::<f32, f32, f32, _>($b);
+        by_eights($acc, $x, |a, x| {
+            let (mut a, x) = ($l.widen8(a), $l.widen8(x));
+            lanes(&f, $first, &mut a, &x);
+            $l.narrow8(a)
+        });
+    }};
+    // A body on the 16-bit values themselves (a comparison choosing one operand): run on
+    // pairs of the widened value, which the comparison reads, and the 16-bit value, which
+    // is chosen; widening is exact and keeps every order (NaN unordered), so the same
+    // operand is chosen, bit for bit, NaN payloads included.
+    (apply, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {{
+        let f = fn2::<Ordered<T>, Ordered<T>, Ordered<T>, _>($b);
+        by_eights($acc, $x, |a, x| {
+            let (wa, wx) = ($l.widen8(a), $l.widen8(x));
+            std::array::from_fn(|k| {
+                let (a, x) = (Ordered(wa[k], a[k]), Ordered(wx[k], x[k]));
+                if $first { f(a, x).1 } else { f(x, a).1 }
+            })
+        });
+    }};
+    ($mode:ident, $k:ident, [$other:ident : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => {
+        chain_pick!($mode, $k, [$($key : $body),*], $($rest)*)
+    };
+}
+
+/// Generates, for one kind, whether an op chains and its lane-by-lane application.
+macro_rules! define_chain_arms {
+    ($kind:ident, $chains:ident, $apply:ident, [$($gen:tt)*] ;
+     $(
+        [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
+        [$name:literal, $ov:literal, $onnx:literal]
+        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
+        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
+        $(only [$($only:ident),+])?
+        { $($key:ident : $body:expr),* $(,)? }
+     )*) => {
+        /// Whether `op` runs in a chain of this kind.
+        pub(crate) fn $chains(op: EltwiseOp) -> bool {
+            match op {
+                $(EltwiseOp::$v { .. } => chain_arm!(
+                    ok, $kind, [$shape $(($start, $finish))?], $out $($lanes)?, [$($key : $body),*],
+                ),)*
+            }
+        }
+
+        /// `op` on `W` lanes (`running_first`: the running value is its first operand).
+        #[allow(unused_variables, clippy::redundant_closure)]
+        #[inline(always)]
+        pub(crate) fn $apply<$($gen)* const W: usize>(
+            op: EltwiseOp,
+            running_first: bool,
+            acc: &mut [T; W],
+            x: &[T; W],
+            l: L,
+        ) {
+            match op {
+                $(EltwiseOp::$v { $($($f),+)? } => chain_arm!(
+                    apply, $kind, [$shape $(($start, $finish))?], $out $($lanes)?, [$($key : $body),*],
+                    running_first, acc, x, l
+                ),)*
+            }
+        }
+    };
+}
+
+op_table!(define_chain_arms!(int, int_chains, int_apply, [T: Int, L: Copy,]));
+op_table!(define_chain_arms!(float, float_chains, float_apply, [T: Real, L: Copy,]));
+op_table!(define_chain_arms!(half, half_chains, half_apply, [T: Half + Default, L: Lanes<T>,]));
+
+/// A kind's lane-by-lane application, as a type (a closure would not be inlined into the
+/// group loop, and the groups would pass through memory).
+pub(crate) trait ApplyLanes<T>: Copy {
+    fn apply<const W: usize>(
+        self,
+        op: EltwiseOp,
+        running_first: bool,
+        acc: &mut [T; W],
+        x: &[T; W],
+    );
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct IntLanes;
+
+impl<T: Int> ApplyLanes<T> for IntLanes {
+    #[inline(always)]
+    fn apply<const W: usize>(self, op: EltwiseOp, first: bool, acc: &mut [T; W], x: &[T; W]) {
+        int_apply(op, first, acc, x, ())
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct FloatLanes;
+
+impl<T: Real> ApplyLanes<T> for FloatLanes {
+    #[inline(always)]
+    fn apply<const W: usize>(self, op: EltwiseOp, first: bool, acc: &mut [T; W], x: &[T; W]) {
+        float_apply(op, first, acc, x, ())
+    }
+}
+
+/// A 16-bit float's lanes, widened and rounded by `L`.
+#[derive(Clone, Copy)]
+pub(crate) struct HalfLanes<L>(L);
+
+impl<T: Half + Default, L: Lanes<T>> ApplyLanes<T> for HalfLanes<L> {
+    #[inline(always)]
+    fn apply<const W: usize>(self, op: EltwiseOp, first: bool, acc: &mut [T; W], x: &[T; W]) {
+        half_apply(op, first, acc, x, self.0)
+    }
+}
+
+/// Lanes of the groups that finish a block (after its last whole group of `W`).
+const TAIL_LANES: usize = 8;
+
+/// Runs a chain over `out`: groups of `W` lanes, then groups of [`TAIL_LANES`], then the
+/// last few elements as one padded group.
+///
+/// # Safety
+/// Every source is contiguous (as long as `out`) or one value; `links.len() <= MAX_LINKS`.
+#[inline(always)]
+unsafe fn run_groups<T: Copy + Default, A: ApplyLanes<T>, const W: usize>(
+    lanes: A,
+    first: Src<'_, T>,
+    links: &[Link<'_, T>],
+    out: &mut [MaybeUninit<T>],
+) {
+    let n = out.len();
+    let count = links.len();
+    // One-value operands as `W` copies, so every operand loads a whole group the same way.
+    let mut splats = [const { MaybeUninit::<[T; W]>::uninit() }; MAX_LINKS + 1];
+    // Each operand's next group, and whether it moves (contiguous) or not (one value).
+    let mut at = [std::ptr::null::<T>(); MAX_LINKS + 1];
+    let mut moves = [false; MAX_LINKS + 1];
+    let sources = std::iter::once(first).chain(links.iter().map(|l| l.other));
+    for (((src, at), moves), splat) in sources.zip(&mut at).zip(&mut moves).zip(&mut splats) {
+        match src {
+            Src::Contig(s) => {
+                debug_assert_eq!(s.len(), n);
+                (*at, *moves) = (s.as_ptr(), true);
+            }
+            Src::Splat(v) => {
+                *at = splat.write([*v; W]).as_ptr();
+            }
+            Src::Strided(_) => unreachable!("strided blocks take the block path"),
+        }
+    }
+    let mut ops = [(EltwiseOp::Add, true); MAX_LINKS];
+    for (o, l) in ops.iter_mut().zip(links) {
+        *o = (l.op, l.running_first);
+    }
+    let (at, moves, ops) = (&mut at[..=count], &moves[..=count], &ops[..count]);
+    let groups = n / W;
+    // The contiguous operands' lines a prefetch distance ahead (the strategy's; none where
+    // it is 0), as the element-wise loops hint theirs.
+    let ahead = Ahead::get();
+    let lines = (W * std::mem::size_of::<T>()).div_ceil(64);
+    for group in out[..groups * W].chunks_exact_mut(W) {
+        for (a, &m) in at.iter().zip(moves) {
+            if m {
+                for line in 0..lines {
+                    ahead.hint(a.cast::<u8>().wrapping_add(line * 64));
+                }
+            }
+        }
+        // SAFETY: the group's `W` elements lie inside every contiguous source (`at` has
+        // moved one group per earlier group); a one-value source's buffer holds `W`; an
+        // array of `T` has `T`'s alignment.
+        let mut acc = unsafe { *at[0].cast::<[T; W]>() };
+        for (a, &(op, first)) in at[1..].iter().zip(ops) {
+            // SAFETY: as above.
+            let x = unsafe { &*a.cast::<[T; W]>() };
+            lanes.apply(op, first, &mut acc, x);
+        }
+        for (a, &m) in at.iter_mut().zip(moves) {
+            // SAFETY: at most one past the last group of a contiguous source.
+            *a = unsafe { a.add(if m { W } else { 0 }) };
+        }
+        // SAFETY: `group` is `W` slots, and `MaybeUninit<T>` has the layout of `T`.
+        unsafe { group.as_mut_ptr().cast::<[T; W]>().write_unaligned(acc) };
+    }
+    let rest = &mut out[groups * W..];
+    if rest.is_empty() {
+        return;
+    }
+    // SAFETY: the sources hold the `rest.len()` elements from `at` on (contiguous) or at
+    // least `TAIL_LANES` copies (`W >= TAIL_LANES`).
+    unsafe { run_tail::<T, A, TAIL_LANES>(lanes, at, moves, ops, rest) };
+}
+
+/// The end of a block: groups of `V` lanes, then the last `< V` elements through padded
+/// copies.
+///
+/// # Safety
+/// `at[j]` points at `out.len()` readable elements where `moves[j]`, else at `V` copies of
+/// one value.
+#[inline(always)]
+unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
+    lanes: A,
+    at: &mut [*const T],
+    moves: &[bool],
+    ops: &[(EltwiseOp, bool)],
+    out: &mut [MaybeUninit<T>],
+) {
+    let groups = out.len() / V;
+    for group in out[..groups * V].chunks_exact_mut(V) {
+        // SAFETY: as in `run_groups`, for groups of `V`.
+        let mut acc = unsafe { *at[0].cast::<[T; V]>() };
+        for (a, &(op, first)) in at[1..].iter().zip(ops) {
+            // SAFETY: as above.
+            lanes.apply(op, first, &mut acc, unsafe { &*a.cast::<[T; V]>() });
+        }
+        for (a, &m) in at.iter_mut().zip(moves) {
+            // SAFETY: at most one past the last group of a contiguous source.
+            *a = unsafe { a.add(if m { V } else { 0 }) };
+        }
+        // SAFETY: `group` is `V` slots, laid out as `T`s.
+        unsafe { group.as_mut_ptr().cast::<[T; V]>().write_unaligned(acc) };
+    }
+    let last = &mut out[groups * V..];
+    let len = last.len();
+    if len == 0 {
+        return;
+    }
+    // The last elements, each operand copied into `V` lanes (the padding computes on zeros
+    // and is dropped).
+    let mut padded = [[T::default(); V]; MAX_LINKS + 1];
+    for ((p, a), &m) in padded.iter_mut().zip(at.iter()).zip(moves) {
+        for (k, v) in p[..len].iter_mut().enumerate() {
+            // SAFETY: `k < len`, within what remains of a contiguous source; a one-value
+            // source holds `V > len` copies.
+            *v = unsafe { *a.add(if m { k } else { 0 }) };
+        }
+    }
+    let (acc, rest) = padded.split_first_mut().expect("one operand or more");
+    for (x, &(op, first)) in rest.iter().zip(ops) {
+        lanes.apply(op, first, acc, x);
+    }
+    for (o, v) in last.iter_mut().zip(acc.iter()) {
+        o.write(*v);
+    }
+}
+
+/// An element type's chains: whether an op chains, and the chain kernel for the ISA.
+pub(crate) trait ChainKernels: Sized {
+    /// Whether `op` runs in a chain of this type.
+    fn chains(op: EltwiseOp) -> bool;
+    /// The chain kernel: compiled for AVX2 when `wide` holds the token, else the baseline;
+    /// `None` where this type has no chain kernel for it.
+    fn chain_fn(wide: Option<Avx2>) -> Option<ChainFn<Self>>;
+}
+
+/// Lanes per group: four vector registers of the ISA (16 bytes at the baseline, 32 with
+/// AVX2), few enough that the running value, the loaded operand and the result stay in
+/// registers.
+macro_rules! chain_kernels_impl {
+    ($t:ty, $chains:ident, $base_lanes:expr, $wide_lanes:expr, $has_base:ident) => {
+        impl ChainKernels for $t {
+            fn chains(op: EltwiseOp) -> bool {
+                $chains(op)
+            }
+
+            fn chain_fn(wide: Option<Avx2>) -> Option<ChainFn<Self>> {
+                const BASE: usize = 64 / std::mem::size_of::<$t>();
+                #[allow(dead_code)]
+                const WIDE: usize = 128 / std::mem::size_of::<$t>();
+                /// # Safety
+                /// As [`run_groups`].
+                unsafe fn base(
+                    first: Src<'_, $t>,
+                    links: &[Link<'_, $t>],
+                    out: &mut [MaybeUninit<$t>],
+                ) {
+                    // SAFETY: the caller's contract.
+                    unsafe { run_groups::<$t, _, BASE>($base_lanes, first, links, out) }
+                }
+                /// # Safety
+                /// As [`run_groups`]; the CPU runs AVX2 and F16C.
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = "avx2,f16c")]
+                unsafe fn wide_fn(
+                    first: Src<'_, $t>,
+                    links: &[Link<'_, $t>],
+                    out: &mut [MaybeUninit<$t>],
+                ) {
+                    // SAFETY: the caller's contract.
+                    unsafe { run_groups::<$t, _, WIDE>($wide_lanes, first, links, out) }
+                }
+                match wide {
+                    #[cfg(target_arch = "x86_64")]
+                    Some(_) => Some(wide_fn),
+                    _ => chain_base!($has_base, base),
+                }
+            }
+        }
+    };
+}
+
+/// The baseline kernel, but none for f16, whose conversions without F16C are calls to
+/// software routines per element (the block path widens whole blocks instead).
+macro_rules! chain_base {
+    (no_base, $base:ident) => {{
+        let _ = $base;
+        None
+    }};
+    (base, $base:ident) => {
+        Some($base)
+    };
+}
+
+macro_rules! chain_kernels_for {
+    (Int, $v:ident, $t:ty, $lane:tt) => {
+        chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base);
+    };
+    (Uint, $v:ident, $t:ty, $lane:tt) => {
+        chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base);
+    };
+    (Float, F16, $t:ty, u16) => {
+        chain_kernels_impl!($t, half_chains, HalfLanes(Scalar), HalfLanes(F16c), no_base);
+    };
+    (Float, $v:ident, $t:ty, u16) => {
+        chain_kernels_impl!($t, half_chains, HalfLanes(Scalar), HalfLanes(Scalar), base);
+    };
+    (Float, $v:ident, $t:ty, $lane:tt) => {
+        chain_kernels_impl!($t, float_chains, FloatLanes, FloatLanes, base);
+    };
+    // Bool values are conditions, strings own memory: neither chains.
+    (Bool, $v:ident, $t:ty, $lane:tt) => {
+        impl ChainKernels for $t {
+            fn chains(_: EltwiseOp) -> bool {
+                false
+            }
+            fn chain_fn(_: Option<Avx2>) -> Option<ChainFn<Self>> {
+                None
+            }
+        }
+    };
+    (Text, $v:ident, $t:ty, $lane:tt) => {};
+}
+
+macro_rules! define_chain_kernels {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        $(chain_kernels_for!($kind, $v, $t, $lane);)*
+    };
+}
+crate::dtype::dtype_table!(define_chain_kernels!);

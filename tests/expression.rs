@@ -739,7 +739,11 @@ fn register_chains_equal_op_by_op() {
                         | EltwiseOp::OnnxPrelu
                         | EltwiseOp::OnnxDiv
                 );
-                let chains = lanes && !(int && nz) && (dtype != DType::F16 || (wide && f16c));
+                // Maximum and Minimum compare 16-bit floats natively: block by block.
+                let half = matches!(dtype, DType::F16 | DType::BF16);
+                let native = half && matches!(op, EltwiseOp::Maximum | EltwiseOp::Minimum);
+                let chains =
+                    lanes && !(int && nz) && !native && (dtype != DType::F16 || (wide && f16c));
                 bcast::exec::with_strategy(strategy, || {
                     assert_eq!(
                         e.in_registers(&views(&inputs)),

@@ -17,8 +17,8 @@
 //! Which nodes chain: the two-operand ops whose result has the operands' type and that
 //! refuse no operand value (integer division and remainders check their divisor, so they
 //! stay on the block path), of every integer and float type (f16 where the CPU converts
-//! f16 in hardware, F16C). Anything else, and a block with a strided operand, runs on the
-//! block path.
+//! f16 in hardware, F16C), but not the 16-bit floats' Maximum and Minimum (measured slower
+//! in registers). Anything else, and a block with a strided operand, runs on the block path.
 
 use std::mem::MaybeUninit;
 
@@ -118,40 +118,6 @@ fn by_eights<H: Copy, const W: usize>(
     }
 }
 
-/// A 16-bit value beside its widened value, ordered by the widened one.
-#[derive(Clone, Copy)]
-pub(crate) struct Ordered<H>(f32, H);
-
-impl<H> PartialEq for Ordered<H> {
-    #[inline(always)]
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
-impl<H> PartialOrd for Ordered<H> {
-    #[inline(always)]
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        self.0.partial_cmp(&other.0)
-    }
-    #[inline(always)]
-    fn lt(&self, other: &Self) -> bool {
-        self.0 < other.0
-    }
-    #[inline(always)]
-    fn le(&self, other: &Self) -> bool {
-        self.0 <= other.0
-    }
-    #[inline(always)]
-    fn gt(&self, other: &Self) -> bool {
-        self.0 > other.0
-    }
-    #[inline(always)]
-    fn ge(&self, other: &Self) -> bool {
-        self.0 >= other.0
-    }
-}
-
 /// Pins a body's signature (the table's bodies carry no annotations).
 #[inline(always)]
 fn fn2<A, B, C, F: Fn(A, B) -> C>(f: F) -> F {
@@ -212,7 +178,14 @@ macro_rules! chain_pick {
     (ok, int, [uint : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
     (ok, float, [float : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
     (ok, half, [half : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
-    (ok, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    // A body on the 16-bit values (Maximum, Minimum: a comparison choosing an operand) was
+    // chained bit for bit by comparing widened lanes and choosing the 16-bit ones, and
+    // measured slower than block by block (a compare, a mask narrowing and a blend per eight
+    // lanes): it takes the block path.
+    (ok, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { false };
+    (apply, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => {
+        unreachable!("a chain holds only ops that chain")
+    };
     (apply, int, [int : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
         lanes(fn2::<T, T, T, _>($b), $first, $acc, $x)
     };
@@ -229,20 +202,6 @@ macro_rules! chain_pick {
             let (mut a, x) = ($l.widen8(a), $l.widen8(x));
             lanes(&f, $first, &mut a, &x);
             $l.narrow8(a)
-        });
-    }};
-    // A body on the 16-bit values themselves (a comparison choosing one operand): run on
-    // pairs of the widened value, which the comparison reads, and the 16-bit value, which
-    // is chosen; widening is exact and keeps every order (NaN unordered), so the same
-    // operand is chosen, bit for bit, NaN payloads included.
-    (apply, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {{
-        let f = fn2::<Ordered<T>, Ordered<T>, Ordered<T>, _>($b);
-        by_eights($acc, $x, |a, x| {
-            let (wa, wx) = ($l.widen8(a), $l.widen8(x));
-            std::array::from_fn(|k| {
-                let (a, x) = (Ordered(wa[k], a[k]), Ordered(wx[k], x[k]));
-                if $first { f(a, x).1 } else { f(x, a).1 }
-            })
         });
     }};
     ($mode:ident, $k:ident, [$other:ident : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => {

@@ -913,31 +913,26 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
                     };
                 }
                 let out = root(&mut chunk[from + at..from + at + m]);
-                let out = match (self.chain, out) {
-                    (Some((kernel, chain)), RootSlots::Value(out)) => {
-                        match self.chain_block(kernel, chain, &value_srcs[..nv], out) {
-                            None => {
-                                for p in &mut pieces[..nv + nb] {
-                                    advance(p, m);
-                                }
-                                at += m;
-                                continue;
-                            }
-                            Some(out) => RootSlots::Value(out),
-                        }
-                    }
-                    (_, out) => out,
+                // The chain takes the block where it can and gives the output back where it
+                // cannot (a strided operand); the steps take what it gives back.
+                let left = match (self.chain, out) {
+                    (Some((kernel, chain)), RootSlots::Value(out)) => self
+                        .chain_block(kernel, chain, &value_srcs[..nv], out)
+                        .map(RootSlots::Value),
+                    (_, out) => Some(out),
                 };
-                let step = self.steps(
-                    &value_srcs[..nv],
-                    &bool_srcs[..nb],
-                    (&mut *value_scratch, &mut *bool_scratch, block),
-                    out,
-                    m,
-                );
-                if let Err(e) = step {
-                    result = Err(e);
-                    return;
+                if let Some(out) = left {
+                    let step = self.steps(
+                        &value_srcs[..nv],
+                        &bool_srcs[..nb],
+                        (&mut *value_scratch, &mut *bool_scratch, block),
+                        out,
+                        m,
+                    );
+                    if let Err(e) = step {
+                        result = Err(e);
+                        return;
+                    }
                 }
                 for p in &mut pieces[..nv + nb] {
                     advance(p, m);

@@ -672,8 +672,22 @@ fn f16c() -> bool {
     false
 }
 
+/// Whether this build and CPU compute f16 chains in AVX512-FP16 registers (the build needs
+/// Rust 1.89, `build.rs`).
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+fn avx512fp16() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512fp16")
+}
+
+#[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
+fn avx512fp16() -> bool {
+    false
+}
+
 /// Linear chains run with their running value in registers (`chain.rs`) where the strategy
-/// says so, at both arithmetic widths: every two-operand op of every type, the running value
+/// says so, at both arithmetic widths, and f16 ones widened and native (AVX512-FP16, where
+/// the CPU has it): every two-operand op of every type, the running value
 /// as first and as second operand, beside a row broadcast along the output, one value per
 /// row and a literal, over rows long enough for whole groups of lanes and starting at every
 /// alignment (rows of an odd length). Each result must be the op-by-op bits (and `check`
@@ -681,11 +695,17 @@ fn f16c() -> bool {
 #[test]
 fn register_chains_equal_op_by_op() {
     let f16c = f16c();
+    let fp16 = avx512fp16();
+    if !fp16 {
+        eprintln!("this CPU or compiler has no AVX512-FP16: f16 chains checked widened only");
+    }
     let mut in_registers = 0;
-    for wide in [false, true] {
+    let mut native = 0;
+    for (wide, native_f16) in [(false, false), (true, false), (false, true), (true, true)] {
         let strategy = Strategy {
             register_chains: true,
             wide_arithmetic: wide,
+            native_f16,
             ..Strategy::PLAIN
         };
         for op in EltwiseOp::ALL {
@@ -720,7 +740,7 @@ fn register_chains_equal_op_by_op() {
                     tensor(dtype, &[203], 51, nz),
                     tensor(dtype, m_shape, 52, nz),
                 ];
-                let what = format!("{op} {dtype} wide={wide}");
+                let what = format!("{op} {dtype} wide={wide} native_f16={native_f16}");
                 // The ops whose rows say `Lanes` (lane arithmetic, no call or loop), but
                 // not integer division (its divisor is checked).
                 let lanes = matches!(
@@ -739,11 +759,20 @@ fn register_chains_equal_op_by_op() {
                         | EltwiseOp::OnnxPrelu
                         | EltwiseOp::OnnxDiv
                 );
-                // Maximum and Minimum compare 16-bit floats natively: block by block.
+                // Maximum and Minimum compare 16-bit floats natively: block by block, unless
+                // f16 computes in AVX512-FP16 registers, which every 16-bit float op that
+                // chains does there (SquaredDifference's two f32 roundings excepted).
                 let half = matches!(dtype, DType::F16 | DType::BF16);
-                let native = half && matches!(op, EltwiseOp::Maximum | EltwiseOp::Minimum);
-                let chains =
-                    lanes && !(int && nz) && !native && (dtype != DType::F16 || (wide && f16c));
+                let compares = half && matches!(op, EltwiseOp::Maximum | EltwiseOp::Minimum);
+                let widened =
+                    lanes && !(int && nz) && !compares && (dtype != DType::F16 || (wide && f16c));
+                let f16x32 = dtype == DType::F16
+                    && native_f16
+                    && fp16
+                    && lanes
+                    && op != EltwiseOp::SquaredDifference;
+                let chains = widened || f16x32;
+                native += usize::from(f16x32);
                 bcast::exec::with_strategy(strategy, || {
                     assert_eq!(
                         e.in_registers(&views(&inputs)),
@@ -766,5 +795,6 @@ fn register_chains_equal_op_by_op() {
             }
         }
     }
-    assert!(in_registers > 150, "{in_registers} chains in registers");
+    assert!(in_registers > 300, "{in_registers} chains in registers");
+    assert!(!fp16 || native == 18, "{native} f16 chains natively");
 }

@@ -514,6 +514,7 @@ fn every_store_strategy_matches_the_reference() {
                     wide_eltwise: false,
                     wide_arithmetic: false,
                     register_chains: false,
+                    native_f16: false,
                 };
                 with_strategy(strategy, || {
                     for (i, (d, t, m)) in specs.iter().enumerate() {

@@ -19,10 +19,16 @@
 //! stay on the block path), of every integer and float type (f16 where the CPU converts
 //! f16 in hardware, F16C), but not the 16-bit floats' Maximum and Minimum (measured slower
 //! in registers). Anything else, and a block with a strided operand, runs on the block path.
+//!
+//! Where the CPU computes f16 natively (AVX512-FP16), an f16 chain whose every op has an
+//! `f16x32` body in the table runs on the f16 values themselves, Maximum and Minimum
+//! included (`fp16.rs`: the same bits, no widening).
 
 use std::mem::MaybeUninit;
 
 use super::exec::Src;
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+use super::fp16::{self, Avx512Fp16};
 use super::half::Half;
 #[allow(unused_imports)]
 use super::kinds::{
@@ -32,7 +38,7 @@ use super::kinds::{
 };
 use super::table::{op_table, EltwiseOp};
 use crate::exec::isa::Avx2;
-use crate::exec::Ahead;
+use crate::exec::{Ahead, Strategy};
 
 /// Nodes a chain may have beyond its first operand (longer chains take the block path).
 pub(crate) const MAX_LINKS: usize = 8;
@@ -186,6 +192,11 @@ macro_rules! chain_pick {
     (apply, half, [half_native : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => {
         unreachable!("a chain holds only ops that chain")
     };
+    (ok, f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    // 32 f16 lanes a register, computed natively (`fp16.rs`).
+    (apply, f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
+        fp16::registers(|a, b| $b(a, b), $first, $acc, $x)
+    };
     (apply, int, [int : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
         lanes(fn2::<T, T, T, _>($b), $first, $acc, $x)
     };
@@ -211,7 +222,7 @@ macro_rules! chain_pick {
 
 /// Generates, for one kind, whether an op chains and its lane-by-lane application.
 macro_rules! define_chain_arms {
-    ($kind:ident, $chains:ident, $apply:ident, [$($gen:tt)*] ;
+    ($kind:ident, $chains:ident, $apply:ident, [$($gen:tt)*] $(#[$attr:meta])* ;
      $(
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
@@ -231,7 +242,7 @@ macro_rules! define_chain_arms {
 
         /// `op` on `W` lanes (`running_first`: the running value is its first operand).
         #[allow(unused_variables, clippy::redundant_closure)]
-        #[inline(always)]
+        $(#[$attr])*
         pub(crate) fn $apply<$($gen)* const W: usize>(
             op: EltwiseOp,
             running_first: bool,
@@ -249,9 +260,18 @@ macro_rules! define_chain_arms {
     };
 }
 
-op_table!(define_chain_arms!(int, int_chains, int_apply, [T: Int, L: Copy,]));
-op_table!(define_chain_arms!(float, float_chains, float_apply, [T: Real, L: Copy,]));
-op_table!(define_chain_arms!(half, half_chains, half_apply, [T: Half + Default, L: Lanes<T>,]));
+op_table!(define_chain_arms!(int, int_chains, int_apply, [T: Int, L: Copy,] #[inline(always)]));
+op_table!(
+    define_chain_arms!(float, float_chains, float_apply, [T: Real, L: Copy,] #[inline(always)])
+);
+op_table!(define_chain_arms!(
+    half, half_chains, half_apply, [T: Half + Default, L: Lanes<T>,] #[inline(always)]
+));
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+op_table!(define_chain_arms!(
+    f16x32, f16x32_chains, f16x32_apply, [T: Copy, L: Copy,]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512fp16")] #[inline]
+));
 
 /// A kind's lane-by-lane application, as a type (a closure would not be inlined into the
 /// group loop, and the groups would pass through memory).
@@ -296,16 +316,40 @@ impl<T: Half + Default, L: Lanes<T>> ApplyLanes<T> for HalfLanes<L> {
     }
 }
 
+/// f16 lanes computed in AVX512-FP16 registers, 32 a register. Used only inside the kernel
+/// compiled with AVX512-FP16 (`f16x32_chain`), which runs only where the [`Avx512Fp16`]
+/// token was found.
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[derive(Clone, Copy)]
+struct F16x32Lanes;
+
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+impl ApplyLanes<half::f16> for F16x32Lanes {
+    #[inline(always)]
+    fn apply<const W: usize>(
+        self,
+        op: EltwiseOp,
+        first: bool,
+        acc: &mut [half::f16; W],
+        x: &[half::f16; W],
+    ) {
+        // SAFETY: `F16x32Lanes` is used only inside `f16x32_chain`'s kernel, which is compiled
+        // with these features and handed out only with the token, which proves the CPU has
+        // them.
+        unsafe { f16x32_apply(op, first, acc, x, ()) }
+    }
+}
+
 /// Lanes of the groups that finish a block (after its last whole group of `W`).
 const TAIL_LANES: usize = 8;
 
-/// Runs a chain over `out`: groups of `W` lanes, then groups of [`TAIL_LANES`], then the
-/// last few elements as one padded group.
+/// Runs a chain over `out`: groups of `W` lanes, then groups of `V` (a divisor of `W`), then
+/// the last few elements as one padded group of `V`.
 ///
 /// # Safety
 /// Every source is contiguous (as long as `out`) or one value; `links.len() <= MAX_LINKS`.
 #[inline(always)]
-unsafe fn run_groups<T: Copy + Default, A: ApplyLanes<T>, const W: usize>(
+unsafe fn run_groups<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
     lanes: A,
     first: Src<'_, T>,
     links: &[Link<'_, T>],
@@ -370,8 +414,8 @@ unsafe fn run_groups<T: Copy + Default, A: ApplyLanes<T>, const W: usize>(
         return;
     }
     // SAFETY: the sources hold the `rest.len()` elements from `at` on (contiguous) or at
-    // least `TAIL_LANES` copies (`W >= TAIL_LANES`).
-    unsafe { run_tail::<T, A, TAIL_LANES>(lanes, at, moves, ops, rest) };
+    // least `V` copies (`W >= V`).
+    unsafe { run_tail::<T, A, V>(lanes, at, moves, ops, rest) };
 }
 
 /// The end of a block: groups of `V` lanes, then the last `< V` elements through padded
@@ -427,26 +471,42 @@ unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
     }
 }
 
-/// An element type's chains: whether an op chains, and the chain kernel for the ISA.
+/// The instruction sets a chain kernel may use: those the strategy in force allows and
+/// this CPU has.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ChainIsa {
+    /// AVX2 and F16C (the strategy's `wide_arithmetic`).
+    pub(crate) wide: Option<Avx2>,
+    /// f16 computed in AVX512-FP16 registers (the strategy's `native_f16`).
+    #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+    pub(crate) f16x32: Option<Avx512Fp16>,
+}
+
+impl ChainIsa {
+    /// What `strategy` allows on this CPU.
+    pub(crate) fn new(strategy: &Strategy) -> ChainIsa {
+        ChainIsa {
+            wide: strategy.wide_arithmetic.then(Avx2::detect).flatten(),
+            #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+            f16x32: strategy.native_f16.then(Avx512Fp16::detect).flatten(),
+        }
+    }
+}
+
+/// An element type's chain kernels.
 pub(crate) trait ChainKernels: Sized {
-    /// Whether `op` runs in a chain of this type.
-    fn chains(op: EltwiseOp) -> bool;
-    /// The chain kernel: compiled for AVX2 when `wide` holds the token, else the baseline;
-    /// `None` where this type has no chain kernel for it.
-    fn chain_fn(wide: Option<Avx2>) -> Option<ChainFn<Self>>;
+    /// The kernel of a chain of `ops` under `isa`: `None` where an op of them does not chain
+    /// for this type, or the type has no kernel for the ISA.
+    fn chain_fn(ops: &[EltwiseOp], isa: ChainIsa) -> Option<ChainFn<Self>>;
 }
 
 /// Lanes per group: four vector registers of the ISA (16 bytes at the baseline, 32 with
 /// AVX2), few enough that the running value, the loaded operand and the result stay in
 /// registers.
 macro_rules! chain_kernels_impl {
-    ($t:ty, $chains:ident, $base_lanes:expr, $wide_lanes:expr, $has_base:ident) => {
+    ($t:ty, $chains:ident, $base_lanes:expr, $wide_lanes:expr, $has_base:ident, $native:ident) => {
         impl ChainKernels for $t {
-            fn chains(op: EltwiseOp) -> bool {
-                $chains(op)
-            }
-
-            fn chain_fn(wide: Option<Avx2>) -> Option<ChainFn<Self>> {
+            fn chain_fn(ops: &[EltwiseOp], isa: ChainIsa) -> Option<ChainFn<Self>> {
                 const BASE: usize = 64 / std::mem::size_of::<$t>();
                 #[allow(dead_code)]
                 const WIDE: usize = 128 / std::mem::size_of::<$t>();
@@ -458,7 +518,7 @@ macro_rules! chain_kernels_impl {
                     out: &mut [MaybeUninit<$t>],
                 ) {
                     // SAFETY: the caller's contract.
-                    unsafe { run_groups::<$t, _, BASE>($base_lanes, first, links, out) }
+                    unsafe { run_groups::<$t, _, BASE, TAIL_LANES>($base_lanes, first, links, out) }
                 }
                 /// # Safety
                 /// As [`run_groups`]; the CPU runs AVX2 and F16C.
@@ -470,9 +530,15 @@ macro_rules! chain_kernels_impl {
                     out: &mut [MaybeUninit<$t>],
                 ) {
                     // SAFETY: the caller's contract.
-                    unsafe { run_groups::<$t, _, WIDE>($wide_lanes, first, links, out) }
+                    unsafe { run_groups::<$t, _, WIDE, TAIL_LANES>($wide_lanes, first, links, out) }
                 }
-                match wide {
+                if let Some(native) = chain_native!($native, ops, isa) {
+                    return Some(native);
+                }
+                if !ops.iter().all(|&op| $chains(op)) {
+                    return None;
+                }
+                match isa.wide {
                     #[cfg(target_arch = "x86_64")]
                     Some(_) => Some(wide_fn),
                     _ => chain_base!($has_base, base),
@@ -494,29 +560,80 @@ macro_rules! chain_base {
     };
 }
 
+/// A kernel on natively computed lanes, tried first: f16 in AVX512-FP16 registers.
+macro_rules! chain_native {
+    (none, $ops:ident, $isa:ident) => {
+        None
+    };
+    (f16x32, $ops:ident, $isa:ident) => {
+        f16x32_chain($ops, $isa)
+    };
+}
+
+/// The f16 kernel computing in AVX512-FP16 registers, where `isa` has them and every op of
+/// `ops` has an `f16x32` body.
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+fn f16x32_chain(ops: &[EltwiseOp], isa: ChainIsa) -> Option<ChainFn<half::f16>> {
+    /// Lanes per group: four registers.
+    const GROUP: usize = 4 * fp16::LANES;
+    /// # Safety
+    /// As [`run_groups`]; the CPU runs AVX512-FP16 (with F, BW, VL).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512fp16")]
+    unsafe fn kernel(
+        first: Src<'_, half::f16>,
+        links: &[Link<'_, half::f16>],
+        out: &mut [MaybeUninit<half::f16>],
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            run_groups::<half::f16, _, GROUP, { fp16::LANES }>(F16x32Lanes, first, links, out)
+        }
+    }
+    isa.f16x32?;
+    ops.iter()
+        .all(|&op| f16x32_chains(op))
+        .then_some(kernel as ChainFn<half::f16>)
+}
+
+#[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
+fn f16x32_chain(_: &[EltwiseOp], _: ChainIsa) -> Option<ChainFn<half::f16>> {
+    None
+}
+
 macro_rules! chain_kernels_for {
     (Int, $v:ident, $t:ty, $lane:tt) => {
-        chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base);
+        chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base, none);
     };
     (Uint, $v:ident, $t:ty, $lane:tt) => {
-        chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base);
+        chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base, none);
     };
     (Float, F16, $t:ty, u16) => {
-        chain_kernels_impl!($t, half_chains, HalfLanes(Scalar), HalfLanes(F16c), no_base);
+        chain_kernels_impl!(
+            $t,
+            half_chains,
+            HalfLanes(Scalar),
+            HalfLanes(F16c),
+            no_base,
+            f16x32
+        );
     };
     (Float, $v:ident, $t:ty, u16) => {
-        chain_kernels_impl!($t, half_chains, HalfLanes(Scalar), HalfLanes(Scalar), base);
+        chain_kernels_impl!(
+            $t,
+            half_chains,
+            HalfLanes(Scalar),
+            HalfLanes(Scalar),
+            base,
+            none
+        );
     };
     (Float, $v:ident, $t:ty, $lane:tt) => {
-        chain_kernels_impl!($t, float_chains, FloatLanes, FloatLanes, base);
+        chain_kernels_impl!($t, float_chains, FloatLanes, FloatLanes, base, none);
     };
     // Bool values are conditions, strings own memory: neither chains.
     (Bool, $v:ident, $t:ty, $lane:tt) => {
         impl ChainKernels for $t {
-            fn chains(_: EltwiseOp) -> bool {
-                false
-            }
-            fn chain_fn(_: Option<Avx2>) -> Option<ChainFn<Self>> {
+            fn chain_fn(_: &[EltwiseOp], _: ChainIsa) -> Option<ChainFn<Self>> {
                 None
             }
         }

@@ -23,7 +23,7 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::chain::{ChainFn, Link, MAX_LINKS};
+use super::chain::{ChainFn, ChainIsa, Link, MAX_LINKS};
 use super::exec::{
     advance, cost_bytes, room, run_source, select_block, source, walk, wide_isa, Fresh, Into,
     Operand, Sink, Src, Tile, Writer, FOLD_MAX,
@@ -629,11 +629,15 @@ fn run_planned<T: BlockKernels, const N: usize>(
 fn chain_kernel<T: BlockKernels>(program: &Program) -> Option<(ChainFn<T>, &ChainPlan)> {
     let strategy = Strategy::get();
     let chain = program.chain.as_ref()?;
-    if !strategy.register_chains || !chain.links.iter().all(|l| T::chains(l.0)) {
+    if !strategy.register_chains {
         return None;
     }
-    let wide = strategy.wide_arithmetic.then(Avx2::detect).flatten();
-    Some((T::chain_fn(wide)?, chain))
+    let mut ops = [EltwiseOp::Add; MAX_LINKS];
+    for (op, link) in ops.iter_mut().zip(&chain.links) {
+        *op = link.0;
+    }
+    let ops = &ops[..chain.links.len()];
+    Some((T::chain_fn(ops, ChainIsa::new(&strategy))?, chain))
 }
 
 /// Whether `expr` runs on `inputs` as a register chain ([`chain_kernel`]).

@@ -17,6 +17,11 @@ mod chain;
 mod dispatch;
 mod exec;
 mod expr;
+// Compiled only by Rust 1.89 or later (`build.rs` sets `bcast_avx512` from the compiler's
+// version), where the AVX-512 intrinsics and target features it uses are stable.
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[clippy::msrv = "1.89"]
+mod fp16;
 mod fused;
 mod half;
 mod kernels;

@@ -30,6 +30,9 @@
 //!   (unsigned only), `float` (f32, f64), `half` (f16, bf16, the body computed in f32 and
 //!   rounded once), `half_native` (f16, bf16, the body on the 16-bit values), `bool`, `ord`
 //!   (every type but strings, through `PartialOrd`). A kind without a body refuses the type.
+//!   One more key, `f16x32`, beside a `half` or `half_native` body of a `Lanes` row: the same
+//!   op on 32 f16 lanes in an AVX512-FP16 register (`fp16.rs`, which says why the bits are
+//!   the same), which f16 register chains run on CPUs that have it.
 //!
 //! Bodies are closures over the element type (`T`); attributes are in scope by name.
 
@@ -44,22 +47,38 @@ macro_rules! op_table {
     ($($then:ident)::+ ! $(($($args:tt)*))?) => {
         $($then)::+! { $($($args)*)? ;
             [Add] ["add", "Add", "Add"] [0] [Binary Auto Same Lanes]
-                { int: |x, y| x.wrapping_add(y), float: |x, y| x + y, half: |x, y| x + y }
+                {
+                    int: |x, y| x.wrapping_add(y),
+                    float: |x, y| x + y,
+                    half: |x, y| x + y,
+                    f16x32: fp16::add,
+                }
             [Subtract] ["subtract", "Subtract", "Sub"] [1] [Binary Auto Same Lanes]
-                { int: |x, y| x.wrapping_sub(y), float: |x, y| x - y, half: |x, y| x - y }
+                {
+                    int: |x, y| x.wrapping_sub(y),
+                    float: |x, y| x - y,
+                    half: |x, y| x - y,
+                    f16x32: fp16::sub,
+                }
             [Multiply] ["multiply", "Multiply", "Mul"] [2] [Binary Auto Same Lanes]
-                { int: |x, y| x.wrapping_mul(y), float: |x, y| x * y, half: |x, y| x * y }
+                {
+                    int: |x, y| x.wrapping_mul(y),
+                    float: |x, y| x * y,
+                    half: |x, y| x * y,
+                    f16x32: fp16::mul,
+                }
             [Divide { pythondiv: bool = true }] ["divide", "Divide", ""]
                 [3, 19 "divide_trunc" => { pythondiv: false }] [Binary Auto Same Lanes]
                 {
                     int_div: |x, y| if pythondiv { floor_div(x, y) } else { x.wrapping_div(y) },
                     float: |x, y| x / y,
                     half: |x, y| x / y,
+                    f16x32: fp16::div,
                 }
             [Maximum] ["maximum", "Maximum", ""] [4] [Binary Auto Same Lanes]
-                { int: max_of, float: max_of, half_native: max_of }
+                { int: max_of, float: max_of, half_native: max_of, f16x32: fp16::max_of }
             [Minimum] ["minimum", "Minimum", ""] [5] [Binary Auto Same Lanes]
-                { int: min_of, float: min_of, half_native: min_of }
+                { int: min_of, float: min_of, half_native: min_of, f16x32: fp16::min_of }
             [SquaredDifference] ["squared_difference", "SquaredDifference", ""] [6]
                 [Binary Auto Same Lanes]
                 {
@@ -125,6 +144,7 @@ macro_rules! op_table {
                     int: |x, s| if x < T::default() { x.wrapping_mul(s) } else { x },
                     float: |x, s| if x < T::default() { x * s } else { x },
                     half: |x, s| if x < 0.0 { x * s } else { x },
+                    f16x32: fp16::prelu,
                 }
             [OnnxPrelu] ["onnx_prelu", "", "PRelu"] [33] [Binary Onto Same Lanes]
                 only [I32, I64, U32, U64, F16, BF16, F32, F64]
@@ -132,6 +152,7 @@ macro_rules! op_table {
                     int: |x, s| if x < T::default() { x.wrapping_mul(s) } else { x },
                     float: |x, s| if x < T::default() { x * s } else { x },
                     half: |x, s| if x < 0.0 { x * s } else { x },
+                    f16x32: fp16::prelu,
                 }
             [FakeQuantize { levels: u64 = 256 }] ["fake_quantize", "FakeQuantize", ""] [34]
                 [Quantize Auto Same]
@@ -153,7 +174,12 @@ macro_rules! op_table {
                     half: |x, y| if fmod { x % y } else { numpy_mod(x, y) },
                 }
             [OnnxDiv] ["onnx_div", "", "Div"] [37] [Binary Numpy Same Lanes]
-                { int_div: |x, y| x.wrapping_div(y), float: |x, y| x / y, half: |x, y| x / y }
+                {
+                    int_div: |x, y| x.wrapping_div(y),
+                    float: |x, y| x / y,
+                    half: |x, y| x / y,
+                    f16x32: fp16::div,
+                }
             [OnnxPow] ["onnx_pow", "", "Pow"] [38] [Mixed Numpy Same]
                 only [I32, I64, F16, BF16, F32, F64]
                 {
@@ -297,6 +323,11 @@ macro_rules! key_kinds {
         KernelKind::Half
     };
     (half_native) => {
+        KernelKind::Half
+    };
+    // Only with a `half` or `half_native` body beside it, which the types' acceptance and
+    // the block kernels follow.
+    (f16x32) => {
         KernelKind::Half
     };
     (bool) => {

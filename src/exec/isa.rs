@@ -28,6 +28,24 @@ impl Avx2 {
     }
 }
 
+/// Proof that this CPU computes f16 in AVX-512 registers (AVX512-FP16, with AVX512F, BW and
+/// VL: Intel from Sapphire Rapids on), for the f16 chains of `eltwise/fp16.rs`. Made only by
+/// [`Avx512Fp16::detect`], as [`Avx2`].
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx512Fp16(());
+
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+impl Avx512Fp16 {
+    /// The token, when the CPU has the features (cached by `std`, as above).
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx512Fp16> {
+        use std::arch::is_x86_feature_detected as has;
+        (has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512fp16"))
+            .then_some(Avx512Fp16(()))
+    }
+}
+
 /// Whether this CPU reports enhanced `rep movsb`/`stosb` (ERMS): then `rep stos` writes whole
 /// lines without reading them first, and long fills use it (`std` caches the answer).
 #[cfg(target_arch = "x86_64")]

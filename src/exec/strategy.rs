@@ -79,13 +79,18 @@ pub struct Strategy {
     /// the running value never stored between nodes, rather than one pass per node over a
     /// block in L1; at the arithmetic width above.
     pub register_chains: bool,
+    /// Such a chain of f16 computes on the f16 values in AVX512-FP16 registers where the
+    /// CPU has them (the same bits as widening to f32 and rounding after each op, the way
+    /// the ops alone compute), rather than widening through F16C.
+    pub native_f16: bool,
 }
 
 impl Strategy {
     /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
     /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon; the memory-bound
     /// element-wise loops at the baseline width, FakeQuantize's at AVX2, fused chains in
-    /// registers at AVX2 (the last two measured on the 2-vCPU Xeon).
+    /// registers at AVX2, f16 chains natively where the CPU has AVX512-FP16 (the last three
+    /// measured on the 2-vCPU Xeon).
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
@@ -94,6 +99,7 @@ impl Strategy {
         wide_eltwise: false,
         wide_arithmetic: true,
         register_chains: true,
+        native_f16: true,
     };
 
     /// AMD (measured on a 2-vCPU EPYC, Zen 5): `rep stos` and `rep movsb` (glibc's `memcpy`
@@ -111,6 +117,7 @@ impl Strategy {
         wide_eltwise: true,
         wide_arithmetic: false,
         register_chains: false,
+        native_f16: false,
     };
 
     /// Any other CPU: nothing measured, so the plain strategies.
@@ -122,6 +129,7 @@ impl Strategy {
         wide_eltwise: false,
         wide_arithmetic: false,
         register_chains: false,
+        native_f16: false,
     };
 
     /// The table's entry for `vendor`.
@@ -150,7 +158,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx2|baseline`, `chains=registers|blocks` (any subset;
+    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx2|baseline`, `chains=registers|blocks`, `f16=native|widened` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -171,7 +179,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx2|baseline, chains=registers|blocks")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx2|baseline, chains=registers|blocks, f16=native|widened")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -188,6 +196,8 @@ impl Strategy {
                 ("arithmetic", "baseline") => self.wide_arithmetic = false,
                 ("chains", "registers") => self.register_chains = true,
                 ("chains", "blocks") => self.register_chains = false,
+                ("f16", "native") => self.native_f16 = true,
+                ("f16", "widened") => self.native_f16 = false,
                 _ => return Err(bad()),
             }
         }
@@ -213,11 +223,12 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={},f16={}",
             self.prefetch_ahead,
             width(self.wide_eltwise),
             width(self.wide_arithmetic),
-            if self.register_chains { "registers" } else { "blocks" }
+            if self.register_chains { "registers" } else { "blocks" },
+            if self.native_f16 { "native" } else { "widened" }
         )
     }
 }
@@ -288,7 +299,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx2,chains=registers",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx2,chains=registers,f16=native",
             )
             .unwrap();
         assert_eq!(
@@ -301,6 +312,7 @@ mod tests {
                 wide_eltwise: true,
                 wide_arithmetic: true,
                 register_chains: true,
+                native_f16: true,
             }
         );
         assert_eq!(Strategy::PLAIN.with_overrides(&s.to_string()).unwrap(), s);

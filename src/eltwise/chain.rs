@@ -36,7 +36,7 @@ use super::kinds::{
     numpy_max_half, numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left,
     ov_shift_right, pow_via_f64, Int, Real,
 };
-use super::table::{op_table, EltwiseOp};
+use super::table::{op_bodies, EltwiseOp};
 use crate::exec::isa::Avx2;
 use crate::exec::{Ahead, Strategy};
 
@@ -224,18 +224,14 @@ macro_rules! chain_pick {
 macro_rules! define_chain_arms {
     ($kind:ident, $chains:ident, $apply:ident, [$($gen:tt)*] $(#[$attr:meta])* ;
      $(
-        [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
-        [$name:literal, $ov:literal, $onnx:literal]
-        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
-        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
-        $(only [$($only:ident),+])?
-        { $($key:ident : $body:expr),* $(,)? }
+        $v:ident [$($f:ident),*] $shape:tt $out:ident [$($lanes:ident)?]
+        { $($key:ident : $body:expr),* }
      )*) => {
         /// Whether `op` runs in a chain of this kind.
         pub(crate) fn $chains(op: EltwiseOp) -> bool {
             match op {
                 $(EltwiseOp::$v { .. } => chain_arm!(
-                    ok, $kind, [$shape $(($start, $finish))?], $out $($lanes)?, [$($key : $body),*],
+                    ok, $kind, $shape, $out $($lanes)?, [$($key : $body),*],
                 ),)*
             }
         }
@@ -251,8 +247,8 @@ macro_rules! define_chain_arms {
             l: L,
         ) {
             match op {
-                $(EltwiseOp::$v { $($($f),+)? } => chain_arm!(
-                    apply, $kind, [$shape $(($start, $finish))?], $out $($lanes)?, [$($key : $body),*],
+                $(EltwiseOp::$v { $($f),* } => chain_arm!(
+                    apply, $kind, $shape, $out $($lanes)?, [$($key : $body),*],
                     running_first, acc, x, l
                 ),)*
             }
@@ -260,15 +256,15 @@ macro_rules! define_chain_arms {
     };
 }
 
-op_table!(define_chain_arms!(int, int_chains, int_apply, [T: Int, L: Copy,] #[inline(always)]));
-op_table!(
+op_bodies!(define_chain_arms!(int, int_chains, int_apply, [T: Int, L: Copy,] #[inline(always)]));
+op_bodies!(
     define_chain_arms!(float, float_chains, float_apply, [T: Real, L: Copy,] #[inline(always)])
 );
-op_table!(define_chain_arms!(
+op_bodies!(define_chain_arms!(
     half, half_chains, half_apply, [T: Half + Default, L: Lanes<T>,] #[inline(always)]
 ));
 #[cfg(all(target_arch = "x86_64", bcast_avx512))]
-op_table!(define_chain_arms!(
+op_bodies!(define_chain_arms!(
     f16x32, f16x32_chains, f16x32_apply, [T: Copy, L: Copy,]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512fp16")] #[inline]
 ));

@@ -27,7 +27,7 @@ use super::kinds::{
     ov_shift_right, pow_via_f64, ExponentValue, Int, Mean, Real,
 };
 use super::rule::{prelu_slope_shape, resolve};
-use super::table::{op_table, EltwiseOp, ShiftDirection};
+use super::table::{op_bodies, EltwiseOp, ShiftDirection};
 use super::view::ViewElement;
 use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::dtype_table;
@@ -45,20 +45,30 @@ pub(crate) struct Job<'s, 'a, T> {
     pub(crate) dtype: &'static str,
 }
 
+/// `op` does not take `dtype` (its row has no body for the type's kind).
+fn unsupported(op: EltwiseOp, dtype: &'static str) -> BroadcastError {
+    BroadcastError::UnsupportedType {
+        op: op.name(),
+        dtype,
+    }
+}
+
+/// `op`'s shape does not take `got` operands.
+fn wrong_arity(op: EltwiseOp, got: usize) -> BroadcastError {
+    BroadcastError::Arity {
+        op: op.name(),
+        expected: "another number of",
+        got,
+    }
+}
+
 impl<T: Copy + Send + Sync> Job<'_, '_, T> {
     fn unsupported(&self) -> BroadcastError {
-        BroadcastError::UnsupportedType {
-            op: self.op.name(),
-            dtype: self.dtype,
-        }
+        unsupported(self.op, self.dtype)
     }
 
     fn arity(&self) -> BroadcastError {
-        BroadcastError::Arity {
-            op: self.op.name(),
-            expected: "another number of",
-            got: self.operands.len(),
-        }
+        wrong_arity(self.op, self.operands.len())
     }
 
     /// Runs a two-operand op under the op's broadcasting ([`resolve`]).
@@ -433,12 +443,8 @@ macro_rules! define_kernels {
     ($kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $elem:ty, [$($alias:tt)*],
      $job:ident, $sink:ident, $path:ident ;
      $(
-        [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
-        [$name:literal, $ov:literal, $onnx:literal]
-        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
-        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
-        $(only [$($only:ident),+])?
-        { $($key:ident : $body:expr),* $(,)? }
+        $v:ident [$($f:ident),*] $shape:tt $out:ident [$($lanes:ident)?]
+        { $($key:ident : $body:expr),* }
      )*) => {
         #[allow(unused_variables, clippy::redundant_closure)]
         pub(crate) fn $same<$($gen)* D: $sink<$elem>>(
@@ -447,9 +453,9 @@ macro_rules! define_kernels {
         ) -> Result<D::Out, BroadcastError> {
             $($alias)*
             match job.op {
-                $(EltwiseOp::$v { $($($f),+)? } => arm!(
+                $(EltwiseOp::$v { $($f),* } => arm!(
                     $path, Same, $out, $kind, job, sink,
-                    [$shape $(($start, $finish))?], [$($key : $body),*]
+                    $shape, [$($key : $body),*]
                 ),)*
             }
         }
@@ -461,9 +467,9 @@ macro_rules! define_kernels {
         ) -> Result<D::Out, BroadcastError> {
             $($alias)*
             match job.op {
-                $(EltwiseOp::$v { $($($f),+)? } => arm!(
+                $(EltwiseOp::$v { $($f),* } => arm!(
                     $path, Bool, $out, $kind, job, sink,
-                    [$shape $(($start, $finish))?], [$($key : $body),*]
+                    $shape, [$($key : $body),*]
                 ),)*
             }
         }
@@ -480,19 +486,15 @@ macro_rules! define_block_fns {
     };
     (@ $kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $g:tt, $elem:ty, $a:tt ;
      $(
-        [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
-        [$name:literal, $ov:literal, $onnx:literal]
-        [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
-        [$shape:ident $(($start:ident, $finish:ident))? $bc:ident $out:ident $($lanes:ident)?]
-        $(only [$($only:ident),+])?
-        { $($key:ident : $body:expr),* $(,)? }
+        $v:ident [$($f:ident),*] $shape:tt $out:ident [$($lanes:ident)?]
+        { $($key:ident : $body:expr),* }
      )*) => {
         pub(crate) fn $same<$($gen)*>(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<$elem, $elem> {
             match op {
                 $(EltwiseOp::$v { .. } => block_fn_of!(
                     Same, $elem, $g, $a, isa,
-                    { EltwiseOp::$v { $($($f),+)? } },
-                    { $out, $kind, [$shape $(($start, $finish))?], [$($key : $body),*] }
+                    { EltwiseOp::$v { $($f),* } },
+                    { $out, $kind, $shape, [$($key : $body),*] }
                 ),)*
             }
         }
@@ -501,8 +503,8 @@ macro_rules! define_block_fns {
             match op {
                 $(EltwiseOp::$v { .. } => block_fn_of!(
                     Bool, $elem, $g, $a, isa,
-                    { EltwiseOp::$v { $($($f),+)? } },
-                    { $out, $kind, [$shape $(($start, $finish))?], [$($key : $body),*] }
+                    { EltwiseOp::$v { $($f),* } },
+                    { $out, $kind, $shape, [$($key : $body),*] }
                 ),)*
             }
         }
@@ -549,16 +551,16 @@ macro_rules! block_fn_of {
     }};
 }
 
-op_table!(
+op_bodies!(
     define_kernels!(int, int_same, int_bool, [T: Int + BlockKernels,], T, [], Job, Sink, whole)
 );
-op_table!(
+op_bodies!(
     define_kernels!(float, float_same, float_bool, [T: Real + Mean + BlockKernels,], T, [], Job, Sink, whole)
 );
-op_table!(
+op_bodies!(
     define_kernels!(half, half_same, half_bool, [T: Half + Mean + Default + BlockKernels,], T, [], Job, Sink, whole)
 );
-op_table!(
+op_bodies!(
     define_kernels!(bool, bool_same, bool_bool, [], bool, [type T = bool;], Job, Sink, whole)
 );
 
@@ -595,18 +597,11 @@ impl<C> BlockSink<C> for BlockOut<'_, C> {
 
 impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
     fn unsupported(&self) -> BroadcastError {
-        BroadcastError::UnsupportedType {
-            op: self.op.name(),
-            dtype: self.dtype,
-        }
+        unsupported(self.op, self.dtype)
     }
 
     fn arity(&self) -> BroadcastError {
-        BroadcastError::Arity {
-            op: self.op.name(),
-            expected: "another number of",
-            got: self.args.len(),
-        }
+        wrong_arity(self.op, self.args.len())
     }
 
     #[inline(always)]
@@ -660,10 +655,10 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
     }
 }
 
-op_table!(define_block_fns!(int, int_same_fn, int_bool_fn, [T: Int,], T, []));
-op_table!(define_block_fns!(float, float_same_fn, float_bool_fn, [T: Real + Mean,], T, []));
-op_table!(define_block_fns!(half, half_same_fn, half_bool_fn, [T: Half + Mean + Default,], T, []));
-op_table!(define_block_fns!(bool, bool_same_fn, bool_bool_fn, [], bool, [type T = bool;]));
+op_bodies!(define_block_fns!(int, int_same_fn, int_bool_fn, [T: Int,], T, []));
+op_bodies!(define_block_fns!(float, float_same_fn, float_bool_fn, [T: Real + Mean,], T, []));
+op_bodies!(define_block_fns!(half, half_same_fn, half_bool_fn, [T: Half + Mean + Default,], T, []));
+op_bodies!(define_block_fns!(bool, bool_same_fn, bool_bool_fn, [], bool, [type T = bool;]));
 
 /// ONNX Pow (opset 15) with an exponent of another type than the base, as onnx.reference
 /// computes it (`np.power(a, b).astype(a.dtype)`): in numpy's promoted type, cast back to the

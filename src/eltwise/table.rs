@@ -42,7 +42,8 @@ use std::str::FromStr;
 use crate::dtype::DType;
 use crate::error::BroadcastError;
 
-/// Calls `$then!` with the rows (see the module documentation).
+/// Calls `$then!` with the rows (see the module documentation). Read whole by `define_ops!`
+/// only; the kernel generators take `op_bodies!`, its projection of the rows.
 macro_rules! op_table {
     ($($then:ident)::+ ! $(($($args:tt)*))?) => {
         $($then)::+! { $($($args)*)? ;
@@ -190,7 +191,6 @@ macro_rules! op_table {
         }
     };
 }
-pub(crate) use op_table;
 
 /// ONNX BitShift's `direction` attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -362,7 +362,7 @@ macro_rules! listed_types {
 }
 
 macro_rules! define_ops {
-    (; $(
+    ($d:tt ; $(
         [$v:ident $({ $($f:ident : $fty:ty = $fdef:expr),+ })?]
         [$name:literal, $ov:literal, $onnx:literal]
         [$code:literal $(, $alt:literal $alt_name:literal => { $($af:ident : $av:expr),+ })?]
@@ -496,9 +496,27 @@ macro_rules! define_ops {
                 EltwiseOp::ALL.iter().copied().find(|op| op.name() == s)
             }
         }
+
+        /// Calls `$then!` with the rows as the kernel generators read them, one line each:
+        /// `Variant [attribute names] [Shape (start, finish)] Output [Lanes] { kind: body, .. }`.
+        /// `define_ops!` above is the one reader of the table's full rows; this is its
+        /// projection for everything that generates code from the bodies (`kernels.rs`,
+        /// `chain.rs`).
+        macro_rules! op_bodies {
+            ($d($d then:ident)::+ ! $d(($d($d args:tt)*))?) => {
+                $d($d then)::+! { $d($d($d args)*)? ; $(
+                    $v [$($($f),+)?] [$shape $(($start, $finish))?] $out [$($lanes)?]
+                    { $($key : $body),* }
+                )* }
+            };
+        }
     };
 }
-op_table!(define_ops!);
+op_table!(define_ops!($));
+// The path `kernels.rs` and `chain.rs` import the macro by (clippy counts the re-export of a
+// macro that an expansion defined as redundant; without it they cannot name it).
+#[allow(clippy::single_component_path_imports)]
+pub(crate) use op_bodies;
 
 /// The former name of [`EltwiseOp`], from when every op took two operands. New code names
 /// `EltwiseOp`.

@@ -52,8 +52,9 @@ pub(crate) struct Link<'a, T> {
     pub(crate) other: Src<'a, T>,
 }
 
-/// A chain over one block: the first operand, then the links in order, into `out` (every
-/// slot written). Sources are contiguous or one value, each as long as `out`.
+/// A chain over one stretch of the walk (a whole row where no operand is tiled, else a
+/// block): the first operand, then the links in order, into `out` (every slot written).
+/// Sources are contiguous or one value, each as long as `out`.
 pub(crate) type ChainFn<T> = unsafe fn(Src<'_, T>, &[Link<'_, T>], &mut [MaybeUninit<T>]);
 
 /// Widening and rounding of eight lanes of a 16-bit float (F16C, or bf16's bit arithmetic),

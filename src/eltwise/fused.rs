@@ -879,6 +879,25 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
             if result.is_err() || self.failed.load(Ordering::Relaxed) {
                 return;
             }
+            // A register chain over an untiled plan takes the whole stretch at once: it needs
+            // no scratch, so no blocks, and every piece is a run read in place.
+            if let (Some((kernel, chain)), false) = (self.chain, tiled) {
+                let mut value_srcs = [Src::Contig(&[][..]); N];
+                for (j, src) in value_srcs[..nv].iter_mut().enumerate() {
+                    // SAFETY: as for the blocks below, over the stretch's `n` positions
+                    // (a run's room is the whole stretch).
+                    *src = unsafe { run_source(self.value_ops[j], &pieces[j], n) }
+                        .expect("untiled: runs only");
+                }
+                if let RootSlots::Value(out) = root(&mut chunk[from..from + n]) {
+                    if self
+                        .chain_block(kernel, chain, &value_srcs[..nv], out)
+                        .is_none()
+                    {
+                        return;
+                    }
+                }
+            }
             let mut pieces = *pieces;
             let mut at = 0;
             while at < n {

@@ -9,7 +9,9 @@
 
 use std::ffi::{c_int, c_void};
 
-use bcast::{AutoBroadcast, BroadcastError, DType, EltwiseOp, TensorView, TensorViewMut};
+use bcast::{
+    AutoBroadcast, BroadcastError, DType, EltwiseOp, Parallelism, TensorView, TensorViewMut,
+};
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 
 use crate::error::{bcast_status, guard, Error};
@@ -380,8 +382,7 @@ impl<'a> Operand<'a> {
 /// entry point.
 ///
 /// # Safety
-/// Each operand's `data` is NULL or holds its shape's element count of readable elements of
-/// its dtype; `out` is NULL or holds `capacity` writable elements of the output type.
+/// As [`evaluate`].
 unsafe fn run(
     op: EltwiseOp,
     operands: &[Operand<'_>],
@@ -392,11 +393,70 @@ unsafe fn run(
     func: &str,
 ) -> Result<(), Error> {
     check_arity(op, operands.len(), func)?;
+    // SAFETY: passed on.
+    unsafe { evaluate(&OneOp { op, spec }, operands, out, capacity, threads, func) }
+}
+
+/// What an evaluating entry point computes from the caller's operands: one op of the table
+/// ([`OneOp`], `bcast_eltwise` and the calls over it) or an expression (`bcast_expr_eval`
+/// and `bcast_expr_text_eval`). [`evaluate`] asks it for the output's type and shape, makes
+/// the output view, then has it write there.
+pub(crate) trait Evaluation {
+    fn output_dtype(&self, dtypes: &[DType]) -> Result<DType, BroadcastError>;
+    fn output_shape(&self, shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastError>;
+    fn evaluate_into(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: TensorViewMut<'_>,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError>;
+}
+
+/// One op of the table under one broadcast rule.
+struct OneOp<'a> {
+    op: EltwiseOp,
+    spec: &'a AutoBroadcast,
+}
+
+impl Evaluation for OneOp<'_> {
+    fn output_dtype(&self, dtypes: &[DType]) -> Result<DType, BroadcastError> {
+        output_dtype(self.op, dtypes)
+    }
+
+    fn output_shape(&self, shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
+        bcast::eltwise_output_shape(self.op, shapes, self.spec)
+    }
+
+    fn evaluate_into(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: TensorViewMut<'_>,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        bcast::eltwise_view_into(self.op, inputs, self.spec, out, par)
+    }
+}
+
+/// `evaluation` on `operands` into the caller's `out`: the operands' types and shapes give the
+/// output's, each operand's buffer becomes a view of its own memory, and `out` a view checked
+/// to hold the output and to overlap no operand.
+///
+/// # Safety
+/// Each operand's `data` is NULL or holds its shape's element count of readable elements of
+/// its dtype; `out` is NULL or holds `capacity` writable elements of the output type.
+pub(crate) unsafe fn evaluate(
+    evaluation: &impl Evaluation,
+    operands: &[Operand<'_>],
+    out: *mut c_void,
+    capacity: usize,
+    threads: usize,
+    func: &str,
+) -> Result<(), Error> {
     let dtypes = collect(operands.iter().map(|o| o.dtype), func)?;
-    let out_dtype = output_dtype(op, &dtypes)?;
+    let out_dtype = evaluation.output_dtype(&dtypes)?;
     let threads = self::threads(threads, func)?;
     let shapes = collect(operands.iter().map(|o| o.shape), func)?;
-    let shape = bcast::eltwise_output_shape(op, &shapes, spec)?;
+    let shape = evaluation.output_shape(&shapes)?;
     let (mut views, mut spans) = (Vec::new(), Vec::new());
     views
         .try_reserve_exact(operands.len())
@@ -412,7 +472,7 @@ unsafe fn run(
     }
     // SAFETY: the caller's contract.
     let out = unsafe { out_view(out_dtype, out, capacity, &shape, &spans, func)? };
-    bcast::eltwise_view_into(op, &views, spec, out, threads.parallelism())?;
+    evaluation.evaluate_into(&views, out, threads.parallelism())?;
     Ok(())
 }
 

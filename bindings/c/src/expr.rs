@@ -11,15 +11,14 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-use bcast::{DType, ExprValue, Expression};
+use bcast::{BroadcastError, DType, ExprValue, Expression, Parallelism, TensorView, TensorViewMut};
 
 use crate::eltwise::{
-    collect, in_view, no_memory, op_of, operands, out_view, per_operand, shape_arg, spec_of,
-    AutoBroadcastCode, EltwiseOpCode, Operand,
+    evaluate, no_memory, op_of, operands, per_operand, shape_arg, spec_of, AutoBroadcastCode,
+    EltwiseOpCode, Evaluation,
 };
 use crate::error::{bcast_status, guard, Error};
 use crate::plan::write_shape;
-use crate::threads::threads;
 use crate::types::{dtype_code, null_out, DTypeCode};
 
 /// `BCAST_AB_NUMPY`, for the type queries, whose answer does not depend on the rule.
@@ -129,41 +128,25 @@ unsafe fn text_expression(
         .map_err(|e| Error::new(bcast_status::BCAST_ERR_INVALID, format!("{func}: {e}")))
 }
 
-/// `e` on `operands` into the caller's `out`: the path of both evaluating entry points.
-///
-/// # Safety
-/// Each operand's `data` is NULL or holds its shape's element count of readable elements of
-/// its dtype; `out` is NULL or holds `capacity` writable elements of the output type.
-unsafe fn run(
-    e: &Expression,
-    operands: &[Operand<'_>],
-    out: *mut c_void,
-    capacity: usize,
-    threads: usize,
-    func: &str,
-) -> Result<(), Error> {
-    let dtypes = collect(operands.iter().map(|o| o.dtype), func)?;
-    let out_dtype = e.output_dtype(&dtypes)?;
-    let threads = self::threads(threads, func)?;
-    let shapes = collect(operands.iter().map(|o| o.shape), func)?;
-    let shape = e.output_shape(&shapes)?;
-    let (mut views, mut spans) = (Vec::new(), Vec::new());
-    views
-        .try_reserve_exact(operands.len())
-        .map_err(|_| no_memory(func))?;
-    spans
-        .try_reserve_exact(operands.len())
-        .map_err(|_| no_memory(func))?;
-    for o in operands {
-        // SAFETY: the caller's contract.
-        let (view, span) = unsafe { in_view(o.dtype, o.data, o.shape, func, o.what)? };
-        views.push(view);
-        spans.push(span);
+/// An expression is evaluated as one op is: both evaluating entry points go through
+/// [`evaluate`], as `bcast_eltwise` does.
+impl Evaluation for Expression {
+    fn output_dtype(&self, dtypes: &[DType]) -> Result<DType, BroadcastError> {
+        Expression::output_dtype(self, dtypes)
     }
-    // SAFETY: the caller's contract.
-    let out = unsafe { out_view(out_dtype, out, capacity, &shape, &spans, func)? };
-    e.evaluate_into(&views, out, threads.parallelism())?;
-    Ok(())
+
+    fn output_shape(&self, shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
+        Expression::output_shape(self, shapes)
+    }
+
+    fn evaluate_into(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: TensorViewMut<'_>,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        Expression::evaluate_into(self, inputs, out, par)
+    }
 }
 
 /// The output shape of `e` on inputs of `shapes[i]` (rank `ranks[i]`), written out.
@@ -371,7 +354,7 @@ pub unsafe extern "C" fn bcast_expr_eval(
         unsafe {
             let e = node_expression(nodes, n_nodes, n_inputs, ab, axis, F)?;
             let operands = operands(n_inputs, dtypes, inputs, shapes, ranks, F)?;
-            run(&e, &operands, out, out_capacity_elems, threads, F)
+            evaluate(&e, &operands, out, out_capacity_elems, threads, F)
         }
     })
 }
@@ -485,7 +468,7 @@ pub unsafe extern "C" fn bcast_expr_text_eval(
         unsafe {
             let e = text_expression(text, ab, axis, F)?;
             let operands = operands(n_inputs, dtypes, inputs, shapes, ranks, F)?;
-            run(&e, &operands, out, out_capacity_elems, threads, F)
+            evaluate(&e, &operands, out, out_capacity_elems, threads, F)
         }
     })
 }

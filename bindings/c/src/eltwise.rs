@@ -481,10 +481,21 @@ pub(crate) fn collect<T>(
     items: impl ExactSizeIterator<Item = T>,
     func: &str,
 ) -> Result<Vec<T>, Error> {
+    try_collect(items.map(Ok), func)
+}
+
+/// [`collect`] of items that may each be an error: the first error is returned, and no item
+/// after it is made.
+pub(crate) fn try_collect<T>(
+    items: impl ExactSizeIterator<Item = Result<T, Error>>,
+    func: &str,
+) -> Result<Vec<T>, Error> {
     let mut v = Vec::new();
     v.try_reserve_exact(items.len())
         .map_err(|_| no_memory(func))?;
-    v.extend(items);
+    for item in items {
+        v.push(item?);
+    }
     Ok(v)
 }
 
@@ -525,23 +536,48 @@ pub(crate) unsafe fn operands<'a>(
     func: &str,
 ) -> Result<Vec<Operand<'a>>, Error> {
     // SAFETY: the caller's contract on every array.
-    unsafe {
-        let dtypes = per_operand(dtypes, n_inputs, func, "dtypes")?;
-        let inputs = per_operand(inputs, n_inputs, func, "inputs")?;
-        let shapes = per_operand(shapes, n_inputs, func, "shapes")?;
-        let ranks = per_operand(ranks, n_inputs, func, "ranks")?;
-        let mut operands = Vec::new();
-        operands
-            .try_reserve_exact(n_inputs)
-            .map_err(|_| no_memory(func))?;
-        let per_input = dtypes.iter().zip(inputs).zip(shapes.iter().zip(ranks));
-        for (i, ((&dtype, &data), (&shape, &rank))) in per_input.enumerate() {
-            let dtype = dtype_of(dtype, func)?;
-            let names = ("inputs[i]", &*format!("shapes[{i}]"));
-            operands.push(Operand::new(dtype, data, (shape, rank), func, names)?);
-        }
-        Ok(operands)
-    }
+    let (dtypes, inputs, shapes, ranks) = unsafe {
+        (
+            per_operand(dtypes, n_inputs, func, "dtypes")?,
+            per_operand(inputs, n_inputs, func, "inputs")?,
+            per_operand(shapes, n_inputs, func, "shapes")?,
+            per_operand(ranks, n_inputs, func, "ranks")?,
+        )
+    };
+    let per_input = dtypes.iter().zip(inputs).zip(shapes.iter().zip(ranks));
+    let operand = |(i, ((&dtype, &data), (&shape, &rank)))| {
+        let dtype = dtype_of(dtype, func)?;
+        let names = ("inputs[i]", &*format!("shapes[{i}]"));
+        // SAFETY: the caller's contract: `shape` points to `rank` readable values.
+        unsafe { Operand::new(dtype, data, (shape, rank), func, names) }
+    };
+    try_collect(per_input.enumerate().map(operand), func)
+}
+
+/// The caller's `n_inputs` shapes, `shapes[i]` of rank `ranks[i]`: the operands of a shape
+/// query.
+///
+/// # Safety
+/// `shapes` and `ranks` are NULL or hold `n_inputs` readable entries; each `shapes[i]` is
+/// NULL or points to `ranks[i]` readable values.
+pub(crate) unsafe fn operand_shapes<'a>(
+    n_inputs: usize,
+    shapes: *const *const usize,
+    ranks: *const usize,
+    func: &str,
+) -> Result<Vec<&'a [usize]>, Error> {
+    // SAFETY: the caller's contract on both arrays.
+    let (shape_ptrs, ranks) = unsafe {
+        (
+            per_operand(shapes, n_inputs, func, "shapes")?,
+            per_operand(ranks, n_inputs, func, "ranks")?,
+        )
+    };
+    let shape = |(&p, &r)| {
+        // SAFETY: the caller's contract: `p` points to `r` readable values.
+        unsafe { shape_arg(p, r, func, "shapes[i]") }
+    };
+    try_collect(shape_ptrs.iter().zip(ranks).map(shape), func)
 }
 
 /// The output shape of an element-wise op on shapes `a_shape` and `b_shape` under `ab`
@@ -623,15 +659,7 @@ pub unsafe extern "C" fn bcast_eltwise_shape_n(
         // SAFETY: the caller's contract on every array.
         unsafe {
             let op = op_of(op, n_inputs, None, F)?;
-            let shape_ptrs = per_operand(shapes, n_inputs, F, "shapes")?;
-            let ranks = per_operand(ranks, n_inputs, F, "ranks")?;
-            let mut operand_shapes = Vec::new();
-            operand_shapes
-                .try_reserve_exact(n_inputs)
-                .map_err(|_| no_memory(F))?;
-            for (&p, &r) in shape_ptrs.iter().zip(ranks) {
-                operand_shapes.push(shape_arg(p, r, F, "shapes[i]")?);
-            }
+            let operand_shapes = operand_shapes(n_inputs, shapes, ranks, F)?;
             let spec = spec_of(ab, axis, F)?;
             let dims = bcast::eltwise_output_shape(op, &operand_shapes, &spec)?;
             write_shape(&dims, shape, capacity, rank_out, F)

@@ -14,8 +14,8 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use bcast::{BroadcastError, DType, ExprValue, Expression, Parallelism, TensorView, TensorViewMut};
 
 use crate::eltwise::{
-    evaluate, no_memory, op_of, operands, per_operand, shape_arg, spec_of, AutoBroadcastCode,
-    EltwiseOpCode, Evaluation,
+    evaluate, no_memory, op_of, operand_shapes, operands, per_operand, spec_of, try_collect,
+    AutoBroadcastCode, EltwiseOpCode, Evaluation,
 };
 use crate::error::{bcast_status, guard, Error};
 use crate::plan::write_shape;
@@ -163,15 +163,7 @@ unsafe fn shape_of(
 ) -> Result<(), Error> {
     // SAFETY: the caller's contract on every array.
     unsafe {
-        let shape_ptrs = per_operand(shapes, n_inputs, func, "shapes")?;
-        let ranks = per_operand(ranks, n_inputs, func, "ranks")?;
-        let mut input_shapes = Vec::new();
-        input_shapes
-            .try_reserve_exact(n_inputs)
-            .map_err(|_| no_memory(func))?;
-        for (&p, &r) in shape_ptrs.iter().zip(ranks) {
-            input_shapes.push(shape_arg(p, r, func, "shapes[i]")?);
-        }
+        let input_shapes = operand_shapes(n_inputs, shapes, ranks, func)?;
         let dims = e.output_shape(&input_shapes)?;
         write_shape(&dims, shape, capacity, rank_out, func)
     }
@@ -193,13 +185,7 @@ unsafe fn dtype_of_expr(
     }
     // SAFETY: the caller's contract.
     let codes = unsafe { per_operand(dtypes, n_inputs, func, "dtypes")? };
-    let mut types: Vec<DType> = Vec::new();
-    types
-        .try_reserve_exact(n_inputs)
-        .map_err(|_| no_memory(func))?;
-    for &c in codes {
-        types.push(crate::types::dtype_of(c, func)?);
-    }
+    let types = try_collect(codes.iter().map(|&c| crate::types::dtype_of(c, func)), func)?;
     let dtype = e.output_dtype(&types)?;
     let code = dtype_code(dtype).expect("an output of C operand types has a bcast_dtype");
     // SAFETY: non-NULL and writable (the contract).

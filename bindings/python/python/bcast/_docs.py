@@ -5,6 +5,7 @@ entries are exactly the table's ops. The common sections (parameters, returns, r
 Python scalars) are written once, below; an entry says what is the op's own."""
 
 import textwrap
+from functools import partial
 from typing import Dict, NamedTuple, Optional, Tuple
 
 
@@ -38,6 +39,20 @@ numpy 2 (``bcast.less(np.uint8(1), 300)`` is True)."""
 LOGICAL_NOTES = """Bool operands only (OpenVINO's rule): numpy's logical ufuncs take any dtype by
 truthiness; bcast's spelling of that is ``bcast.not_equal(a, 0)`` first. On bools, equal to
 numpy's bit for bit."""
+
+
+# What several entries say alike, written once: the comparisons and the logical ops share
+# their operands' dtypes and their Notes, ONNX's variadic ops their operands and rule; each
+# partial fills those fields of a `Doc`.
+_comparison = partial(Doc, dtypes="any number type or bool", notes=COMPARE_NOTES)
+_logical = partial(Doc, dtypes="bool only", notes=LOGICAL_NOTES)
+_variadic = partial(
+    Doc, operands=("*xs",), rule="with every operand broadcast together under the numpy rule"
+)
+_VARIADIC_FLOATS = ("The operands (one or more), of one dtype: float16, bfloat16, float32 or "
+                    "float64 (ONNX's list)")
+_VARIADIC_NUMBERS = "The operands (one or more), of one number dtype"
+_ONNX_RULE = "under the numpy rule (ONNX's multidirectional broadcasting)"
 
 _DIVIDE = """``a / b``, element-wise, under OpenVINO's auto-broadcast rules.
 
@@ -325,78 +340,58 @@ operands are refused.""",
         example=""">>> bcast.mod(np.array([-7, 7]), 2)
 array([-1,  1])""",
     ),
-    "equal": Doc(
+    "equal": _comparison(
         what='``a == b`` (bool out)',
-        dtypes='any number type or bool',
-        notes=COMPARE_NOTES,
         example=""">>> bcast.equal(np.array([1, 2]), 2)
 array([False,  True])""",
     ),
-    "not_equal": Doc(
+    "not_equal": _comparison(
         what='``a != b`` (bool out)',
-        dtypes='any number type or bool',
-        notes=COMPARE_NOTES,
         example=""">>> bcast.not_equal(np.array([1, 2]), 2)
 array([ True, False])""",
     ),
-    "less": Doc(
+    "less": _comparison(
         what='``a < b`` (bool out)',
-        dtypes='any number type or bool',
-        notes=COMPARE_NOTES,
         example=""">>> bcast.less(np.array([1, 2], np.uint8), 300)
 array([ True,  True])""",
     ),
-    "less_equal": Doc(
+    "less_equal": _comparison(
         what='``a <= b`` (bool out)',
-        dtypes='any number type or bool',
-        notes=COMPARE_NOTES,
         example=""">>> bcast.less_equal(np.array([1, 2]), 2)
 array([ True,  True])""",
     ),
-    "greater": Doc(
+    "greater": _comparison(
         what='``a > b`` (bool out)',
-        dtypes='any number type or bool',
-        notes=COMPARE_NOTES,
         example=""">>> bcast.greater(np.array([1, 2]), 1)
 array([False,  True])""",
     ),
-    "greater_equal": Doc(
+    "greater_equal": _comparison(
         what='``a >= b`` (bool out)',
-        dtypes='any number type or bool',
-        notes=COMPARE_NOTES,
         example=""">>> bcast.greater_equal(np.array([1, 2]), 2)
 array([False,  True])""",
     ),
-    "logical_and": Doc(
+    "logical_and": _logical(
         what='``a and b``',
-        dtypes='bool only',
-        notes=LOGICAL_NOTES,
         example=""">>> bcast.logical_and(np.array([True, False]), True)
 array([ True, False])""",
     ),
-    "logical_or": Doc(
+    "logical_or": _logical(
         what='``a or b``',
-        dtypes='bool only',
-        notes=LOGICAL_NOTES,
         example=""">>> bcast.logical_or(np.array([True, False]), False)
 array([ True, False])""",
     ),
-    "logical_xor": Doc(
+    "logical_xor": _logical(
         what='``a != b`` on bools',
-        dtypes='bool only',
-        notes=LOGICAL_NOTES,
         example=""">>> bcast.logical_xor(np.array([True, False]), True)
 array([False,  True])""",
     ),
     "divide": Doc(what="", dtypes="", notes="", example="", full=_DIVIDE),
     "select": Doc(what="", dtypes="", notes="", example="", operands=("cond", "then", "else_"),
                   full=_SELECT),
-    "sum": Doc(
+    "sum": _variadic(
         what="The sum of the operands (ONNX Sum)",
         dtypes="float16, bfloat16, float32 or float64 (ONNX's list)",
-        operands=("*xs",),
-        rule="with every operand broadcast together under the numpy rule",
-        operand_text="The operands (one or more), of one dtype: float16, bfloat16, float32 or float64 (ONNX's list)",
+        operand_text=_VARIADIC_FLOATS,
         notes="""ONNX Sum, equal to ``functools.reduce(numpy.add, xs)`` bit for bit: a left fold from the
 first operand in one pass over the output (no temporaries), so a sum of -0.0s is -0.0.
 float16 and bfloat16 add in float32 and round once per step. Integer operands are refused
@@ -405,23 +400,19 @@ float16 and bfloat16 add in float32 and round once per step. Integer operands ar
 array([[11.5, 12.5],
        [21.5, 22.5]])""",
     ),
-    "mean": Doc(
+    "mean": _variadic(
         what="The mean of the operands (ONNX Mean)",
         dtypes="float16, bfloat16, float32 or float64",
-        operands=("*xs",),
-        rule="with every operand broadcast together under the numpy rule",
-        operand_text="The operands (one or more), of one dtype: float16, bfloat16, float32 or float64 (ONNX's list)",
+        operand_text=_VARIADIC_FLOATS,
         notes="""ONNX Mean as its reference computes it: the left-fold sum (as ``sum``), then one division
 by the count, bit for bit. Integer operands are refused (ONNX's type list).""",
         example=""">>> bcast.mean(np.array([1.0, 2.0], np.float32), np.array([3.0], np.float32))
 array([2. , 2.5], dtype=float32)""",
     ),
-    "max": Doc(
+    "max": _variadic(
         what="The largest of the operands (ONNX Max)",
         dtypes="any number type",
-        operands=("*xs",),
-        rule="with every operand broadcast together under the numpy rule",
-        operand_text="The operands (one or more), of one number dtype",
+        operand_text=_VARIADIC_NUMBERS,
         notes="""ONNX Max, which is ``numpy.maximum`` folded over the operands, bit for bit: NaN
 propagates, and of -0.0 and 0.0 the later operand wins. Not ``maximum``, OpenVINO's rule
 (``a < b ? b : a``), which returns the first operand where a NaN is involved. Bool
@@ -431,12 +422,10 @@ array([nan, nan])
 >>> bcast.max(np.array([1, 5], np.int8), np.array([3], np.int8))
 array([3, 5], dtype=int8)""",
     ),
-    "min": Doc(
+    "min": _variadic(
         what="The smallest of the operands (ONNX Min)",
         dtypes="any number type",
-        operands=("*xs",),
-        rule="with every operand broadcast together under the numpy rule",
-        operand_text="The operands (one or more), of one number dtype",
+        operand_text=_VARIADIC_NUMBERS,
         notes="""ONNX Min, which is ``numpy.minimum`` folded over the operands, bit for bit: NaN
 propagates, and of -0.0 and 0.0 the later operand wins. Not ``minimum``, OpenVINO's rule.
 Bool operands are refused. Inside the ``bcast`` module this name shadows the builtin
@@ -488,7 +477,7 @@ array([-4,  4], dtype=int8)""",
     "bit_shift": Doc(
         what="``a << b`` or ``a >> b`` (ONNX BitShift)",
         dtypes="any integer type",
-        rule="under the numpy rule (ONNX's multidirectional broadcasting)",
+        rule=_ONNX_RULE,
         params="""direction : {"LEFT", "RIGHT"}, keyword-only
     The shift's direction (ONNX's attribute; required, as in ONNX).""",
         notes="""ONNX BitShift (opset 28: every integer type; a right shift of a signed value is
@@ -545,7 +534,7 @@ array([0. , 0. , 0.5, 1. ], dtype=float32)""",
     "onnx_mod": Doc(
         what="The remainder of ``a / b`` (ONNX Mod)",
         dtypes="any number type",
-        rule="under the numpy rule (ONNX's multidirectional broadcasting)",
+        rule=_ONNX_RULE,
         params="""fmod : {0, 1}, optional, keyword-only
     0 (default): the remainder takes the divisor's sign (Python's ``%``, ``numpy.mod``,
     floats included); 1: the dividend's (C's ``fmod``, ``numpy.fmod``).""",
@@ -562,7 +551,7 @@ array([-1,  1])""",
     "onnx_div": Doc(
         what="``a / b``, integers truncated (ONNX Div)",
         dtypes="any number type",
-        rule="under the numpy rule (ONNX's multidirectional broadcasting)",
+        rule=_ONNX_RULE,
         notes="""ONNX Div: floats as ``numpy.divide``, bit for bit; integer quotients truncated toward
 zero (C's ``/``; ``divide(..., pythondiv=False)``), ``MIN / -1`` wrapping to ``MIN``. An
 integer zero divisor raises ``BroadcastError``. Bool operands are refused.""",
@@ -572,7 +561,7 @@ array([-3,  3])""",
     "onnx_pow": Doc(
         what="``a ** b`` with the base's type (ONNX Pow)",
         dtypes="int32, int64, float16, bfloat16, float32 or float64 for `a`; any number type for `b`",
-        rule="under the numpy rule (ONNX's multidirectional broadcasting)",
+        rule=_ONNX_RULE,
         operand_text="The base, of int32, int64, float16, bfloat16, float32 or float64 (ONNX's list), and the exponent, of any number type (it may differ from the base's)",
         notes="""ONNX Pow (opset 15): the result has the base's dtype. Integer bases are raised exactly and
 wrap (a negative exponent truncates: ``2 ** -1`` is 0); float bases use ``pow`` in float64

@@ -523,13 +523,17 @@ fn fake_quantize_per_channel_and_pdpd_match_the_formula() {
     ));
 }
 
-/// FakeQuantize over rows long enough for the vector loop, at the baseline width and at
-/// AVX2's (`arithmetic=`; the AVX2 loop runs where the CPU has it): every other value lands
+/// FakeQuantize over rows long enough for the vector loop, at the baseline width, AVX2's and
+/// AVX-512's (`arithmetic=`; each loop runs where the CPU has it): every other value lands
 /// exactly on a tie between two levels (the rounding must go to even), bounds given in either
 /// order, NaN and signed zeros in the input; f32, f64 and f16 (computed in f32, rounded once).
 #[test]
 fn fake_quantize_rounds_ties_to_even_on_long_rows() {
-    for width in ["arithmetic=baseline", "arithmetic=avx2"] {
+    for width in [
+        "arithmetic=baseline",
+        "arithmetic=avx2",
+        "arithmetic=avx512",
+    ] {
         let strategy = Strategy::INTEL.with_overrides(width).unwrap();
         with_strategy(strategy, fake_quantize_long_rows);
     }

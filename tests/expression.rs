@@ -5,7 +5,7 @@
 //! checks that it did run fused, so a silent fallback cannot pass for the fused executor.
 //! The chains' values are also checked once against formulas written here.
 
-use bcast::exec::{with_tuning, Strategy, Tuning};
+use bcast::exec::{with_tuning, ArithmeticWidth, Strategy, Tuning};
 use bcast::ndarray::{ArrayD, Dimension, IxDyn, Slice};
 use bcast::{
     AutoBroadcast, BroadcastError, DType, EltwiseOp, ExprLiteral, ExprValue, Expression,
@@ -704,7 +704,11 @@ fn register_chains_equal_op_by_op() {
     for (wide, native_f16) in [(false, false), (true, false), (false, true), (true, true)] {
         let strategy = Strategy {
             register_chains: true,
-            wide_arithmetic: wide,
+            arithmetic: if wide {
+                ArithmeticWidth::Avx2
+            } else {
+                ArithmeticWidth::Baseline
+            },
             native_f16,
             ..Strategy::PLAIN
         };

@@ -512,7 +512,7 @@ fn every_store_strategy_matches_the_reference() {
                     streamed_rows,
                     prefetch_ahead: 0,
                     wide_eltwise: false,
-                    wide_arithmetic: false,
+                    arithmetic: bcast::exec::ArithmeticWidth::Baseline,
                     register_chains: false,
                     native_f16: false,
                 };

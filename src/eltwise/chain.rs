@@ -32,13 +32,13 @@ use super::fp16::{self, Avx512Fp16};
 use super::half::Half;
 #[allow(unused_imports)]
 use super::kinds::{
-    fake_quantize, floor_div, floor_mod_f64, floor_rem, int_pow, max_of, min_of, numpy_max,
-    numpy_max_half, numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left,
-    ov_shift_right, pow_via_f64, Int, Real,
+    floor_div, floor_mod_f64, floor_rem, int_pow, max_of, min_of, numpy_max, numpy_max_half,
+    numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left, ov_shift_right, pow_via_f64,
+    FakeQuantize, Int, Real,
 };
 use super::table::{op_bodies, EltwiseOp};
 use crate::exec::isa::Avx2;
-use crate::exec::{Ahead, Strategy};
+use crate::exec::{Ahead, ArithmeticWidth, Strategy};
 
 /// Nodes a chain may have beyond its first operand (longer chains take the block path).
 pub(crate) const MAX_LINKS: usize = 8;
@@ -472,7 +472,7 @@ unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
 /// this CPU has.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ChainIsa {
-    /// AVX2 and F16C (the strategy's `wide_arithmetic`).
+    /// AVX2 and F16C (the strategy's `arithmetic`, from `Avx2` up).
     pub(crate) wide: Option<Avx2>,
     /// f16 computed in AVX512-FP16 registers (the strategy's `native_f16`).
     #[cfg(all(target_arch = "x86_64", bcast_avx512))]
@@ -483,7 +483,9 @@ impl ChainIsa {
     /// What `strategy` allows on this CPU.
     pub(crate) fn new(strategy: &Strategy) -> ChainIsa {
         ChainIsa {
-            wide: strategy.wide_arithmetic.then(Avx2::detect).flatten(),
+            wide: (strategy.arithmetic >= ArithmeticWidth::Avx2)
+                .then(Avx2::detect)
+                .flatten(),
             #[cfg(all(target_arch = "x86_64", bcast_avx512))]
             f16x32: strategy.native_f16.then(Avx512Fp16::detect).flatten(),
         }

@@ -22,13 +22,16 @@ use std::mem::MaybeUninit;
 
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 
+use super::kinds::{InstructionRounding, PortableRounding, QuantizeBody};
 use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::isa::Avx2;
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+use crate::exec::isa::Avx512;
 use crate::exec::{
-    as_init, for_each_chunk, guarded, per_line, prefetch_ahead, reserve, Ahead, Odometer,
-    Parallelism, Slot, Strategy, STRING_COST_BYTES,
+    as_init, for_each_chunk, guarded, per_line, prefetch_ahead, reserve, Ahead, ArithmeticWidth,
+    Odometer, Parallelism, Slot, Strategy, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -1194,7 +1197,7 @@ impl<F> Quantize<F> {
     #[inline(always)]
     pub(super) fn block<T: Copy, S: Slot<T>>(&self, srcs: &[Src<'_, T>; 5], out: &mut [S])
     where
-        F: Fn(T, T, T, T, T) -> T,
+        F: QuantizeBody<T>,
     {
         let f = &self.0;
         match *srcs {
@@ -1204,7 +1207,7 @@ impl<F> Quantize<F> {
             }
             [x, il, ih, ol, oh] => {
                 for (i, o) in out.iter_mut().enumerate() {
-                    o.put(f(*x.get(i), *il.get(i), *ih.get(i), *ol.get(i), *oh.get(i)));
+                    o.put(f.element(*x.get(i), *il.get(i), *ih.get(i), *ol.get(i), *oh.get(i)));
                 }
             }
         }
@@ -1214,21 +1217,36 @@ impl<F> Quantize<F> {
 /// FakeQuantize of a contiguous row under one set of bounds. A call of its own (never
 /// inlined) so the row and the output arrive as arguments: the compiler then knows that
 /// writing the output cannot change the row, the bounds or the caller's locals, and
-/// vectorises the loop; inlined into the plan walk it stayed scalar. Its two divisions per
-/// element bound it, so it runs at AVX2 width where the strategy says (`wide_arithmetic`).
+/// vectorises the loop; inlined into the plan walk it stayed scalar. Its arithmetic, not
+/// memory, bounds it, so it runs as wide as the strategy says (`arithmetic`) and the CPU
+/// has, rounding with the ISA's instruction there.
 #[inline(never)]
 fn quantize_row<T: Copy, S: Slot<T>>(
     out: &mut [S],
     x: &[T],
     bounds: [T; 4],
-    f: &impl Fn(T, T, T, T, T) -> T,
+    f: &impl QuantizeBody<T>,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if let Some(isa) = Strategy::get().wide_arithmetic.then(Avx2::detect).flatten() {
-        // SAFETY: the token proves the CPU runs AVX2.
-        return unsafe { quantize_row_avx2(isa, out, x, bounds, f) };
+    {
+        let width = Strategy::get().arithmetic;
+        #[cfg(bcast_avx512)]
+        if let Some(isa) = (width >= ArithmeticWidth::Avx512)
+            .then(Avx512::detect)
+            .flatten()
+        {
+            // SAFETY: the token proves the CPU runs AVX-512 F, VL, BW and DQ.
+            return unsafe { quantize_row_avx512(isa, out, x, bounds, f) };
+        }
+        if let Some(isa) = (width >= ArithmeticWidth::Avx2)
+            .then(Avx2::detect)
+            .flatten()
+        {
+            // SAFETY: the token proves the CPU runs AVX2.
+            return unsafe { quantize_row_avx2(isa, out, x, bounds, f) };
+        }
     }
-    quantize_row_body(out, x, bounds, f);
+    f.row::<S, PortableRounding>(out, x, bounds);
 }
 
 /// [`quantize_row`] compiled for AVX2.
@@ -1242,21 +1260,25 @@ unsafe fn quantize_row_avx2<T: Copy, S: Slot<T>>(
     out: &mut [S],
     x: &[T],
     bounds: [T; 4],
-    f: &impl Fn(T, T, T, T, T) -> T,
+    f: &impl QuantizeBody<T>,
 ) {
-    quantize_row_body(out, x, bounds, f);
+    f.row::<S, InstructionRounding>(out, x, bounds);
 }
 
-#[inline(always)]
-fn quantize_row_body<T: Copy, S: Slot<T>>(
+/// [`quantize_row`] compiled for AVX-512.
+///
+/// # Safety
+/// The CPU must run AVX-512 F, VL, BW and DQ (the token proves it).
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw,avx512dq")]
+unsafe fn quantize_row_avx512<T: Copy, S: Slot<T>>(
+    _: Avx512,
     out: &mut [S],
     x: &[T],
-    [il, ih, ol, oh]: [T; 4],
-    f: &impl Fn(T, T, T, T, T) -> T,
+    bounds: [T; 4],
+    f: &impl QuantizeBody<T>,
 ) {
-    for (o, &x) in out.iter_mut().zip(x) {
-        o.put(f(x, il, ih, ol, oh));
-    }
+    f.row::<S, InstructionRounding>(out, x, bounds);
 }
 
 /// Runs FakeQuantize: plans the bounds onto `x` under `spec` (numpy: all five together, as
@@ -1270,7 +1292,7 @@ pub(crate) fn run_quantize<T, F, D>(
 ) -> Result<D::Out, BroadcastError>
 where
     T: Copy + Send + Sync,
-    F: Fn(T, T, T, T, T) -> T + Sync,
+    F: QuantizeBody<T>,
     D: Sink<T>,
 {
     let plan = EltwisePlan::<5>::new(
@@ -1299,7 +1321,7 @@ struct QuantizeWriter<'p, 'v, T, F> {
 impl<T, F> Writer<T> for QuantizeWriter<'_, '_, T, F>
 where
     T: Copy + Send + Sync,
-    F: Fn(T, T, T, T, T) -> T + Sync,
+    F: QuantizeBody<T>,
 {
     fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
         let plan = self.plan;
@@ -1417,6 +1439,41 @@ pub(super) fn select_block<T: Clone, S: Slot<T>>(
                     e.get(i).clone()
                 });
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eltwise::kinds::{check_fake_quantize_rows_f32, check_fake_quantize_rows_f64};
+    use crate::exec::with_strategy;
+
+    /// FakeQuantize's row as the executor runs it, compiled for each width the strategy can
+    /// ask for, against the reference.
+    #[test]
+    fn quantize_row_is_the_reference_at_every_width() {
+        #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+        if Avx512::detect().is_none() {
+            eprintln!("this CPU has no AVX-512: the AVX-512 row was not checked");
+        }
+        for arithmetic in [
+            ArithmeticWidth::Baseline,
+            ArithmeticWidth::Avx2,
+            ArithmeticWidth::Avx512,
+        ] {
+            let strategy = Strategy {
+                arithmetic,
+                ..Strategy::PLAIN
+            };
+            with_strategy(strategy, || {
+                check_fake_quantize_rows_f32(&|body, out, x, bounds| {
+                    quantize_row(as_init(out), x, bounds, body)
+                });
+                check_fake_quantize_rows_f64(&|body, out, x, bounds| {
+                    quantize_row(as_init(out), x, bounds, body)
+                });
+            });
         }
     }
 }

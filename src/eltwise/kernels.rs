@@ -22,9 +22,9 @@ use super::exec::{
 use super::half::{Half, ViaF32};
 #[allow(unused_imports)]
 use super::kinds::{
-    fake_quantize, floor_div, floor_mod_f64, floor_rem, int_pow, max_of, min_of, numpy_max,
-    numpy_max_half, numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left,
-    ov_shift_right, pow_via_f64, ExponentValue, Int, Mean, Real,
+    floor_div, floor_mod_f64, floor_rem, int_pow, max_of, min_of, numpy_max, numpy_max_half,
+    numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left, ov_shift_right, pow_via_f64,
+    ExponentValue, FakeQuantize, Int, Mean, QuantizeBody, Real,
 };
 use super::rule::{prelu_slope_shape, resolve};
 use super::table::{op_bodies, EltwiseOp, ShiftDirection};
@@ -128,7 +128,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
 
     fn quantize<F, D>(&self, kernel: &Quantize<F>, sink: D) -> Result<D::Out, BroadcastError>
     where
-        F: Fn(T, T, T, T, T) -> T + Sync,
+        F: QuantizeBody<T>,
         D: Sink<T>,
     {
         let [x, il, ih, ol, oh] = self.operands else {
@@ -268,7 +268,7 @@ fn fn2<A, B, C, F: Fn(A, B) -> C>(f: F) -> F {
 }
 
 #[inline(always)]
-fn fn5<T, F: Fn(T, T, T, T, T) -> T>(f: F) -> F {
+fn quantize_body<T, B: QuantizeBody<T>>(f: B) -> B {
     f
 }
 
@@ -396,13 +396,13 @@ macro_rules! run {
         )
     }};
     ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {
-        $job.quantize(&Quantize(fn5::<T, _>($b)), $sink)
+        $job.quantize(&Quantize(quantize_body::<T, _>($b)), $sink)
     };
     ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {{
-        let f = fn5::<f32, _>($b);
+        let f = quantize_body::<f32, _>($b);
         $job.quantize(
             &Quantize(move |x: T, il: T, ih: T, ol: T, oh: T| {
-                T::narrow(f(x.widen(), il.widen(), ih.widen(), ol.widen(), oh.widen()))
+                T::narrow(f.element(x.widen(), il.widen(), ih.widen(), ol.widen(), oh.widen()))
             }),
             $sink,
         )
@@ -644,7 +644,7 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
     #[inline(always)]
     fn quantize<F, D>(&self, kernel: &Quantize<F>, mut sink: D) -> Result<D::Out, BroadcastError>
     where
-        F: Fn(T, T, T, T, T) -> T + Sync,
+        F: QuantizeBody<T>,
         D: BlockSink<T>,
     {
         let Ok(args) = <&[Src<'_, T>; 5]>::try_from(self.args) else {

@@ -10,6 +10,7 @@
 use std::ops::{BitAnd, BitOr, BitXor};
 
 use crate::dtype::dtype_table;
+use crate::exec::{per_line, Ahead, Slot};
 
 /// An integer element type, with every integer body of the op table.
 pub(crate) trait Int:
@@ -179,6 +180,14 @@ pub(crate) trait Real:
     fn round_even(self) -> Self;
     fn to_f64(self) -> f64;
     fn from_f64(v: f64) -> Self;
+    fn abs(self) -> Self;
+    /// `std`'s `round_ties_even` (the same values as [`Real::round_even`]).
+    fn round_ties_even(self) -> Self;
+    fn is_finite(self) -> bool;
+    /// The gap between 1 and the next value (twice the unit roundoff).
+    const EPSILON: Self;
+    /// The smallest positive normal value.
+    const MIN_POSITIVE: Self;
 }
 
 /// numpy's `mod` on floats (`npy_divmod`): `fmod`, moved onto the divisor's side when the
@@ -222,6 +231,151 @@ pub(crate) fn fake_quantize<T: Real>(x: T, il: T, ih: T, ol: T, oh: T, levels_1:
         oh
     } else {
         scaled
+    }
+}
+
+/// FakeQuantize's body on a 32/64-bit float: OpenVINO's reference per element
+/// ([`fake_quantize`]), and a row under one set of bounds that gives the same bits with one
+/// division per element instead of two.
+pub(crate) struct FakeQuantize<T> {
+    /// `levels - 1` in `T`.
+    levels_1: T,
+}
+
+impl<T: Real> FakeQuantize<T> {
+    pub(crate) fn new(levels_1: T) -> Self {
+        FakeQuantize { levels_1 }
+    }
+
+    /// `1 / (ih - il)`, where the row may multiply by it: the range and its reciprocal are
+    /// finite, non-zero and normal, so that the product carries the relative error
+    /// [`QuantizeBody::row`] bounds. Else the row computes every element by the reference.
+    fn reciprocal_span(il: T, ih: T) -> Option<T> {
+        let span = ih - il;
+        let recip = T::from_f64(1.0) / span;
+        let normal = |v: T| v.is_finite() && v.abs() >= T::MIN_POSITIVE;
+        (normal(span) && normal(recip)).then_some(recip)
+    }
+}
+
+/// The element body of a five-operand op, and its row under splat bounds.
+pub(crate) trait QuantizeBody<T>: Sync {
+    fn element(&self, x: T, il: T, ih: T, ol: T, oh: T) -> T;
+
+    /// `out[i] = element(x[i], bounds..)` for one set of bounds, rounding (where the body
+    /// rounds) by `R`.
+    #[inline(always)]
+    fn row<S: Slot<T>, R: Rounding>(&self, out: &mut [S], x: &[T], [il, ih, ol, oh]: [T; 4])
+    where
+        T: Copy,
+    {
+        let ahead = Ahead::get();
+        let line = per_line::<T>();
+        for (out, x) in out.chunks_mut(line).zip(x.chunks(line)) {
+            ahead.hint(x.as_ptr());
+            for (o, &x) in out.iter_mut().zip(x) {
+                o.put(self.element(x, il, ih, ol, oh));
+            }
+        }
+    }
+}
+
+impl<T, F: Fn(T, T, T, T, T) -> T + Sync> QuantizeBody<T> for F {
+    #[inline(always)]
+    fn element(&self, x: T, il: T, ih: T, ol: T, oh: T) -> T {
+        self(x, il, ih, ol, oh)
+    }
+}
+
+/// How a row rounds to the nearest integer, ties to even: both give the same bits.
+pub(crate) trait Rounding {
+    fn round_even<T: Real>(t: T) -> T;
+}
+
+/// [`Real::round_even`]'s adds, for code compiled for the baseline ISA (no SSE4.1).
+pub(crate) struct PortableRounding;
+
+impl Rounding for PortableRounding {
+    #[inline(always)]
+    fn round_even<T: Real>(t: T) -> T {
+        t.round_even()
+    }
+}
+
+/// `round_ties_even`, one instruction (`vroundps`, `vrndscaleps`) in code compiled for AVX
+/// or wider; a library call elsewhere.
+pub(crate) struct InstructionRounding;
+
+impl Rounding for InstructionRounding {
+    #[inline(always)]
+    fn round_even<T: Real>(t: T) -> T {
+        t.round_ties_even()
+    }
+}
+
+/// Elements a row decides at once whether to recompute by the reference.
+const QUANTIZE_CHECK: usize = 16;
+
+impl<T: Real> QuantizeBody<T> for FakeQuantize<T> {
+    #[inline(always)]
+    fn element(&self, x: T, il: T, ih: T, ol: T, oh: T) -> T {
+        fake_quantize(x, il, ih, ol, oh, self.levels_1)
+    }
+
+    /// The reference divides twice per element: `q = (x - il) / (ih - il)`, then the level
+    /// `k = round_even(q * L)` (`L = levels - 1`), then `k / L`. The row takes `q` as
+    /// `(x - il) * (1 / (ih - il))` instead. Each of the reciprocal, that product and the
+    /// reference's quotient lies within one unit roundoff `u` of its exact value, so the
+    /// row's `t = q * L` lies within about `5u|t|` of the reference's. An element that
+    /// does not clamp has `|t|` at most `L` (and a hair), so where `t` is farther than `8uL`
+    /// from every half-integer, both round to the same level `k`, and from `k` on the row
+    /// does what the reference does. Where it is not (or `t` is NaN), the group of
+    /// [`QUANTIZE_CHECK`] elements is computed again by the reference. Elements that clamp
+    /// to `ol` or `oh` take no level and need no check.
+    #[inline(always)]
+    fn row<S: Slot<T>, R: Rounding>(&self, out: &mut [S], x: &[T], [il, ih, ol, oh]: [T; 4]) {
+        let exact = |out: &mut [S], x: &[T]| {
+            for (o, &x) in out.iter_mut().zip(x) {
+                o.put(self.element(x, il, ih, ol, oh));
+            }
+        };
+        let Some(recip) = Self::reciprocal_span(il, ih) else {
+            return exact(out, x);
+        };
+        let levels_1 = self.levels_1;
+        let (lo, hi) = if ih < il { (ih, il) } else { (il, ih) };
+        // Half a level less the slack: `|t - k|` below it decides the level.
+        let decided = T::from_f64(0.5) - levels_1 * T::EPSILON * T::from_f64(4.0);
+        let mut outs = out.chunks_exact_mut(QUANTIZE_CHECK);
+        let mut xs = x.chunks_exact(QUANTIZE_CHECK);
+        let ahead = Ahead::get();
+        for (out, x) in (&mut outs).zip(&mut xs) {
+            // The loop's arithmetic leaves the hardware prefetchers behind on some machines;
+            // a hint per line keeps the stream's reads in flight (`exec::prefetch`).
+            for line in x.chunks(per_line::<T>()) {
+                ahead.hint(line.as_ptr());
+            }
+            let mut unsure = false;
+            for (o, &x) in out.iter_mut().zip(x) {
+                let t = (x - il) * recip * levels_1;
+                let k = R::round_even(t);
+                let scaled = k / levels_1 * (oh - ol) + ol;
+                let (below, above) = (x <= lo, x > hi);
+                let level_decided = (t - k).abs() < decided;
+                unsure |= !below & !above & !level_decided;
+                o.put(if below {
+                    ol
+                } else if above {
+                    oh
+                } else {
+                    scaled
+                });
+            }
+            if unsure {
+                exact(out, x);
+            }
+        }
+        exact(outs.into_remainder(), xs.remainder());
     }
 }
 
@@ -381,6 +535,20 @@ macro_rules! real_impl {
             fn from_f64(v: f64) -> Self {
                 v as $t
             }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn round_ties_even(self) -> Self {
+                <$t>::round_ties_even(self)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            const EPSILON: Self = <$t>::EPSILON;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
         }
 
         impl Mean for $t {
@@ -442,6 +610,96 @@ macro_rules! define_kinds {
 }
 dtype_table!(define_kinds!);
 
+/// Checks a FakeQuantize row (`run(body, out, x, bounds)`) against the reference, element
+/// by element, bit for bit: inputs on and beside every level's rounding boundary (where a
+/// quotient by the reciprocal and the reference's may round apart), random inputs in and
+/// around the range, NaNs, infinities, zeros and subnormals, under bounds in order and
+/// reversed, tiny, huge, infinite and NaN, at levels from 2 to 2^32 + 1.
+#[cfg(test)]
+macro_rules! check_fake_quantize_rows {
+    ($name:ident, $t:ty, $bits:ty) => {
+        #[allow(clippy::type_complexity)]
+        pub(crate) fn $name(run: &dyn Fn(&FakeQuantize<$t>, &mut [$t], &[$t], [$t; 4])) {
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            let mut random = move || {
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^ (z >> 31)
+            };
+            let step = |v: $t, by: i64| <$t>::from_bits((v.to_bits() as i64 + by) as $bits);
+            let bounds: [[$t; 4]; 10] = [
+                [-1.0, 1.0, -1.5, 1.5],
+                [0.0, 6.0, 0.0, 6.0],
+                [2.5, -0.75, 10.0, -3.0],
+                [-0.1, 0.3, -0.1, 0.3],
+                [1e-30, 3e-30, -2.0, 2.0],
+                [-1e30, 1e30, 0.0, 1.0],
+                [1.0, 1.0, 0.0, 1.0],
+                [0.0, <$t>::MIN_POSITIVE / 4.0, 0.0, 1.0],
+                [<$t>::NEG_INFINITY, 1.0, 0.0, 1.0],
+                [<$t>::NAN, 1.0, 0.0, 1.0],
+            ];
+            let mut checked = 0usize;
+            for levels in [2u64, 3, 16, 255, 256, 1000, 65536, (1 << 32) + 1] {
+                let levels_1 = <$t>::from_f64((levels - 1) as f64);
+                let body = FakeQuantize::new(levels_1);
+                for [il, ih, ol, oh] in bounds {
+                    let span = ih - il;
+                    let mut x: Vec<$t> = vec![
+                        <$t>::NAN,
+                        <$t>::from_bits(<$t>::NAN.to_bits() | 1),
+                        -<$t>::NAN,
+                        <$t>::INFINITY,
+                        <$t>::NEG_INFINITY,
+                        0.0,
+                        -0.0,
+                        <$t>::MIN_POSITIVE / 8.0,
+                        il,
+                        ih,
+                    ];
+                    // The boundaries between levels, from both sides.
+                    for k in 0..levels.min(300) {
+                        let tie =
+                            il.to_f64() + span.to_f64() * (k as f64 + 0.5) / (levels - 1) as f64;
+                        for by in -3..=3 {
+                            x.push(step(<$t>::from_f64(tie), by));
+                        }
+                    }
+                    for _ in 0..2000 {
+                        let u = (random() >> 11) as f64 / (1u64 << 53) as f64;
+                        x.push(<$t>::from_f64(
+                            il.to_f64() + span.to_f64() * (1.5 * u - 0.25),
+                        ));
+                    }
+                    // Not a whole number of groups: the tail takes the reference.
+                    x.push(il);
+                    let want: Vec<$t> =
+                        x.iter().map(|&x| body.element(x, il, ih, ol, oh)).collect();
+                    let mut got = vec![<$t>::default(); x.len()];
+                    run(&body, &mut got, &x, [il, ih, ol, oh]);
+                    for ((x, got), want) in x.iter().zip(&got).zip(&want) {
+                        assert_eq!(
+                            got.to_bits(),
+                            want.to_bits(),
+                            "{} levels {levels} bounds {:?} x {x:e}: {got:e} against {want:e}",
+                            stringify!($t),
+                            [il, ih, ol, oh],
+                        );
+                    }
+                    checked += x.len();
+                }
+            }
+            assert!(checked > 100_000);
+        }
+    };
+}
+#[cfg(test)]
+check_fake_quantize_rows!(check_fake_quantize_rows_f32, f32, u32);
+#[cfg(test)]
+check_fake_quantize_rows!(check_fake_quantize_rows_f64, f64, u64);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,6 +720,21 @@ mod tests {
         assert_eq!(onnx_shift(1u64, 64, true), 0);
         assert_eq!(onnx_shift(u64::MAX, 64, false), 0);
         assert_eq!(onnx_shift(0x80u8, 7, false), 1);
+    }
+
+    /// The row without the first division against the reference, both roundings.
+    #[test]
+    fn fake_quantize_row_is_the_reference_bit_for_bit() {
+        fn rows<R: Rounding>() {
+            check_fake_quantize_rows_f32(&|body, out, x, bounds| {
+                body.row::<_, R>(crate::exec::as_init(out), x, bounds)
+            });
+            check_fake_quantize_rows_f64(&|body, out, x, bounds| {
+                body.row::<_, R>(crate::exec::as_init(out), x, bounds)
+            });
+        }
+        rows::<PortableRounding>();
+        rows::<InstructionRounding>();
     }
 
     #[test]

@@ -158,14 +158,8 @@ macro_rules! op_table {
             [FakeQuantize { levels: u64 = 256 }] ["fake_quantize", "FakeQuantize", ""] [34]
                 [Quantize Auto Same]
                 {
-                    float: {
-                        let steps = T::from_f64((levels - 1) as f64);
-                        move |x, il, ih, ol, oh| fake_quantize(x, il, ih, ol, oh, steps)
-                    },
-                    half: {
-                        let steps = (levels - 1) as f32;
-                        move |x, il, ih, ol, oh| fake_quantize(x, il, ih, ol, oh, steps)
-                    },
+                    float: FakeQuantize::new(T::from_f64((levels - 1) as f64)),
+                    half: FakeQuantize::new((levels - 1) as f32),
                 }
             [OnnxMod { fmod: bool = false }] ["onnx_mod", "", "Mod"]
                 [35, 36 "onnx_fmod" => { fmod: true }] [Binary Numpy Same]

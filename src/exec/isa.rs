@@ -46,6 +46,27 @@ impl Avx512Fp16 {
     }
 }
 
+/// Proof that this CPU runs AVX-512 (F, VL, BW and DQ) besides AVX2, for loops bound by
+/// their arithmetic. Made only by [`Avx512::detect`], as [`Avx2`].
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Avx512(());
+
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+impl Avx512 {
+    /// The token, when the CPU has the features (cached by `std`, as above).
+    #[inline]
+    pub(crate) fn detect() -> Option<Avx512> {
+        use std::arch::is_x86_feature_detected as has;
+        (Avx2::detect().is_some()
+            && has!("avx512f")
+            && has!("avx512vl")
+            && has!("avx512bw")
+            && has!("avx512dq"))
+        .then_some(Avx512(()))
+    }
+}
+
 /// Whether this CPU reports enhanced `rep movsb`/`stosb` (ERMS): then `rep stos` writes whole
 /// lines without reading them first, and long fills use it (`std` caches the answer).
 #[cfg(target_arch = "x86_64")]

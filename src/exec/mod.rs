@@ -30,7 +30,9 @@ pub(crate) use prefetch::{per_line, prefetch_ahead, Ahead};
 pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, uninit_slots, Slot};
 pub(crate) use source::{broadcast_source, check_shape, row_major};
-pub use strategy::{with_strategy, FillStores, RowCopies, Strategy, StreamedRows, Vendor};
+pub use strategy::{
+    with_strategy, ArithmeticWidth, FillStores, RowCopies, Strategy, StreamedRows, Vendor,
+};
 pub(crate) use stream::{
     copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence,
 };

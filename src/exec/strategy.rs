@@ -56,6 +56,18 @@ pub enum Vendor {
     Other,
 }
 
+/// The vector width of the arithmetic-bound loops ([`Strategy::arithmetic`]), narrowest
+/// first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ArithmeticWidth {
+    /// The baseline build's 16-byte vectors.
+    Baseline,
+    /// AVX2's 32-byte vectors.
+    Avx2,
+    /// AVX-512's 64-byte vectors (AVX512F, VL, BW, DQ; a build by Rust 1.89 or later).
+    Avx512,
+}
+
 /// The strategies in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Strategy {
@@ -71,9 +83,10 @@ pub struct Strategy {
     /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
     /// build's 16-byte vectors).
     pub wide_eltwise: bool,
-    /// Loops bound by their arithmetic rather than by memory (FakeQuantize's two divisions
-    /// and rounding per element) run compiled for AVX2 where the CPU has it.
-    pub wide_arithmetic: bool,
+    /// The width of loops bound by their arithmetic rather than by memory: FakeQuantize's
+    /// row (a division and a rounding per element) at this width where the CPU has it (else
+    /// the widest below), the register chains at AVX2 from `Avx2` up.
+    pub arithmetic: ArithmeticWidth,
     /// A fused expression that is a linear chain (each node takes the one before it and an
     /// input or literal) runs its nodes on a few registers' worth of elements at a time,
     /// the running value never stored between nodes, rather than one pass per node over a
@@ -88,7 +101,7 @@ pub struct Strategy {
 impl Strategy {
     /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
     /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon; the memory-bound
-    /// element-wise loops at the baseline width, FakeQuantize's at AVX2, fused chains in
+    /// element-wise loops at the baseline width, FakeQuantize's at AVX-512, fused chains in
     /// registers at AVX2, f16 chains natively where the CPU has AVX512-FP16 (the last three
     /// measured on the 2-vCPU Xeon).
     pub const INTEL: Strategy = Strategy {
@@ -97,7 +110,7 @@ impl Strategy {
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 1024,
         wide_eltwise: false,
-        wide_arithmetic: true,
+        arithmetic: ArithmeticWidth::Avx512,
         register_chains: true,
         native_f16: true,
     };
@@ -115,7 +128,7 @@ impl Strategy {
         streamed_rows: StreamedRows::Direct,
         prefetch_ahead: 0,
         wide_eltwise: true,
-        wide_arithmetic: false,
+        arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
     };
@@ -127,7 +140,7 @@ impl Strategy {
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 0,
         wide_eltwise: false,
-        wide_arithmetic: false,
+        arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
     };
@@ -158,7 +171,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx2|baseline`, `chains=registers|blocks`, `f16=native|widened` (any subset;
+    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -179,7 +192,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx2|baseline, chains=registers|blocks, f16=native|widened")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -192,8 +205,9 @@ impl Strategy {
                 ("prefetch", n) => self.prefetch_ahead = n.parse().map_err(|_| bad())?,
                 ("eltwise", "avx2") => self.wide_eltwise = true,
                 ("eltwise", "baseline") => self.wide_eltwise = false,
-                ("arithmetic", "avx2") => self.wide_arithmetic = true,
-                ("arithmetic", "baseline") => self.wide_arithmetic = false,
+                ("arithmetic", "avx512") => self.arithmetic = ArithmeticWidth::Avx512,
+                ("arithmetic", "avx2") => self.arithmetic = ArithmeticWidth::Avx2,
+                ("arithmetic", "baseline") => self.arithmetic = ArithmeticWidth::Baseline,
                 ("chains", "registers") => self.register_chains = true,
                 ("chains", "blocks") => self.register_chains = false,
                 ("f16", "native") => self.native_f16 = true,
@@ -226,7 +240,11 @@ impl fmt::Display for Strategy {
             "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={},f16={}",
             self.prefetch_ahead,
             width(self.wide_eltwise),
-            width(self.wide_arithmetic),
+            match self.arithmetic {
+                ArithmeticWidth::Baseline => "baseline",
+                ArithmeticWidth::Avx2 => "avx2",
+                ArithmeticWidth::Avx512 => "avx512",
+            },
             if self.register_chains { "registers" } else { "blocks" },
             if self.native_f16 { "native" } else { "widened" }
         )
@@ -299,7 +317,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx2,chains=registers,f16=native",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx512,chains=registers,f16=native",
             )
             .unwrap();
         assert_eq!(
@@ -310,7 +328,7 @@ mod tests {
                 streamed_rows: StreamedRows::Direct,
                 prefetch_ahead: 512,
                 wide_eltwise: true,
-                wide_arithmetic: true,
+                arithmetic: ArithmeticWidth::Avx512,
                 register_chains: true,
                 native_f16: true,
             }

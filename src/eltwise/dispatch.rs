@@ -188,10 +188,9 @@ macro_rules! kernels_impl {
             kind_kernels!(int_same, int_bool, int_pow_mixed);
         }
     };
+    // Unsigned integers run the integer kernels (each body is generic over `Int`).
     (Uint, $t:ty, $lane:tt) => {
-        impl Kernels for $t {
-            kind_kernels!(int_same, int_bool, int_pow_mixed);
-        }
+        kernels_impl!(Int, $t, $lane);
     };
     (Float, $t:ty, u16) => {
         impl Kernels for $t {

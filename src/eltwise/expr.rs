@@ -23,7 +23,7 @@ use ndarray::ArrayD;
 
 use super::dispatch::{eltwise_view, eltwise_view_into};
 use super::fused;
-use super::rule::place;
+use super::rule::{place, Placement};
 use super::table::{EltwiseOp, Shape, ShiftDirection};
 use super::view::{TensorView, TensorViewMut};
 use crate::auto_broadcast::AutoBroadcast;
@@ -305,8 +305,17 @@ impl Expression {
     /// [`BroadcastError::InvalidExpression`] for a wrong input count; each node's broadcast
     /// errors, as the op alone reports them.
     pub fn output_shape(&self, shapes: &[&[usize]]) -> Result<Vec<usize>, BroadcastError> {
+        let mut placements = self.placements(shapes)?;
+        Ok(placements
+            .pop()
+            .expect("checked: one node or more")
+            .out_shape)
+    }
+
+    /// Each node's placement under its rule for inputs of `shapes`, in node order.
+    pub(crate) fn placements(&self, shapes: &[&[usize]]) -> Result<Vec<Placement>, BroadcastError> {
         self.check_inputs(shapes.len())?;
-        let mut out: Vec<Vec<usize>> = Vec::with_capacity(self.nodes.len());
+        let mut placements: Vec<Placement> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let args: Vec<&[usize]> = node
                 .args
@@ -314,13 +323,12 @@ impl Expression {
                 .map(|v| match *v {
                     ExprValue::Input(i) => shapes[i],
                     ExprValue::Literal(_) => &[][..],
-                    ExprValue::Node(i) => out[i].as_slice(),
+                    ExprValue::Node(i) => placements[i].out_shape.as_slice(),
                 })
                 .collect();
-            let shape = place(node.op, &node.rule, &args)?.out_shape;
-            out.push(shape);
+            placements.push(place(node.op, &node.rule, &args)?);
         }
-        Ok(out.pop().expect("checked: one node or more"))
+        Ok(placements)
     }
 
     /// Runs the expression on `inputs` (in the order of [`Expression::inputs`]), fused,

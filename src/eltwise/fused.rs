@@ -31,7 +31,7 @@ use super::exec::{
 use super::expr::{literal_tensor, ExprValue, Expression};
 use super::kernels::{BlockJob, BlockKernels};
 use super::plan::{EltwisePlan, RowKind};
-use super::rule::{place, Placement};
+use super::rule::Placement;
 use super::table::{EltwiseOp, Out, Shape};
 use super::view::{TensorView, TensorViewMut, ViewElement};
 use crate::auto_broadcast::AutoBroadcast;
@@ -310,20 +310,7 @@ pub(crate) fn lower(
     let dtypes: Vec<DType> = inputs.iter().map(|v| v.dtype()).collect();
     let node_dtypes = expr.node_dtypes(&dtypes)?;
     let shapes: Vec<&[usize]> = inputs.iter().map(|v| v.shape()).collect();
-    let mut placements: Vec<Placement> = Vec::with_capacity(expr.nodes().len());
-    for node in expr.nodes() {
-        let args: Vec<&[usize]> = node
-            .args
-            .iter()
-            .map(|v| match *v {
-                ExprValue::Input(i) => shapes[i],
-                ExprValue::Literal(_) => &[][..],
-                ExprValue::Node(i) => placements[i].out_shape.as_slice(),
-            })
-            .collect();
-        let placement = place(node.op, &node.rule, &args)?;
-        placements.push(placement);
-    }
+    let placements = expr.placements(&shapes)?;
     let out_shape = placements
         .last()
         .expect("checked: one node or more")

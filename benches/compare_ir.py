@@ -3,12 +3,13 @@
 
 The models are conformance/fused/make_models.py's batchnorm_relu6 chain at a realistic size
 (`x[1,C,H,W] * scale[1,C,1,1] + shift[1,C,1,1]`, then Maximum 0 and Minimum 6), in f32 and
-f16, built with openvino.opset13 and saved by openvino.save_model (compress_to_fp16=False) into
+f16, and one per-channel FakeQuantize (x[1,C,H,W], constant bounds [1,C,1,1], 256 levels,
+f32), built with openvino.opset13 and saved by openvino.save_model (compress_to_fp16=False) into
 a temporary folder, with seeded random inputs saved as .npy. Before timing anything it:
 
 - computes OpenVINO's reference as make_models.py does (every layer constant-folded alone by
-  ConstantFolding, its inputs as Constants) and stops unless `bcast ir --out-dir` gives it bit
-  for bit;
+  ConstantFolding, its inputs as Constants; FakeQuantize, which ConstantFolding skips, by the
+  node's own `evaluate`) and stops unless `bcast ir --out-dir` gives it bit for bit;
 - runs the CPU plugin once per thread count and reports whether its result is the reference
   (it may differ: it computes f16 in f32, and may contract the multiply-add; the table says
   so rather than hiding it).
@@ -62,6 +63,7 @@ from compare_fused import peer_env  # noqa: E402
 MODELS = [
     ("batchnorm_relu6_f32", "float32", "f32"),
     ("batchnorm_relu6_f16", "float16", "f16"),
+    ("fake_quantize_f32", "float32", "f32"),
 ]
 # The least time one timed round repeats its run for, in seconds (as `bcast ir --time`).
 ROUND_SECONDS = 0.05
@@ -152,6 +154,37 @@ def openvino_worker(args):
     return 0
 
 
+def fake_quantize_per_channel(dtype):
+    """The FakeQuantize of an INT8 OpenVINO model: x[1,C,H,W] under per-channel constant
+    bounds [1,C,1,1], 256 levels, the input range holding most values (as the eltwise bench
+    case)."""
+    import numpy as np
+    import make_models as mm
+    x = mm.floats((1, mm.C, mm.H, mm.W), dtype)
+    spread = np.abs(mm.floats((1, mm.C, 1, 1), dtype, 1.0)) + dtype(2)
+    il, ih = (-spread).astype(dtype), spread.astype(dtype)
+    ol, oh = (il * dtype(0.5)).astype(dtype), (ih * dtype(0.5)).astype(dtype)
+
+    def build_chain(p):
+        _, ops, _ = mm.ovm()
+        q = mm.named(ops.fake_quantize(p["x"], mm.const("il", il), mm.const("ih", ih),
+                                       mm.const("ol", ol), mm.const("oh", oh), 256), "fq")
+        return [mm.named(ops.result(q), "y")]
+
+    def reference(inputs):
+        # ConstantFolding leaves FakeQuantize alone on purpose: the reference is the node's
+        # own `evaluate` (as conformance/generate_op_spots.py takes it).
+        import openvino as ov
+        _, ops, _ = mm.ovm()
+        arrays = [inputs["x"], il, ih, ol, oh]
+        node = ops.fake_quantize(*[ops.parameter(list(a.shape), a.dtype) for a in arrays], 256)
+        out = ov.Tensor(node.get_output_element_type(0), node.get_output_shape(0))
+        assert node.evaluate([out], [ov.Tensor(np.ascontiguousarray(a)) for a in arrays])
+        return {"y": out.data.copy()}
+
+    return {"x": x}, build_chain, reference
+
+
 def build(folder, name, dtype, hint, size):
     """Saves the model, its inputs and OpenVINO's reference under folder/name; returns the
     model's folder."""
@@ -163,7 +196,11 @@ def build(folder, name, dtype, hint, size):
     # whichever models run.
     mm.C, mm.H, mm.W = size
     mm.rng = np.random.default_rng(29)
-    inputs, build_chain, _, _ = mm.batchnorm_relu6(getattr(np, dtype))
+    if name.startswith("fake_quantize"):
+        inputs, build_chain, reference = fake_quantize_per_channel(getattr(np, dtype))
+    else:
+        inputs, build_chain, _, _ = mm.batchnorm_relu6(getattr(np, dtype))
+        reference = None
     d = os.path.join(folder, name)
     os.makedirs(os.path.join(d, "inputs"))
     os.makedirs(os.path.join(d, "expected"))
@@ -173,7 +210,8 @@ def build(folder, name, dtype, hint, size):
     ov.save_model(model, xml, compress_to_fp16=False)
     for k, v in inputs.items():
         np.save(os.path.join(d, "inputs", k + ".npy"), v)
-    for k, v in mm.reference_op_by_op(xml, inputs).items():
+    expected = reference(inputs) if reference else mm.reference_op_by_op(xml, inputs)
+    for k, v in expected.items():
         np.save(os.path.join(d, "expected", k + ".npy"), v)
     with open(os.path.join(d, "model.json"), "w") as f:
         json.dump({"name": name, "hint": hint, "inputs": sorted(inputs),
@@ -314,7 +352,7 @@ def main():
             f"{np.__version__}; x[1,{c},{h},{w}]; medians of {args.rounds} rounds of "
             f"processes (OpenVINO, then bcast), each the median of {args.time_rounds} timed "
             "rounds of at least 50 ms; µs per run; OV/bcast = OpenVINO CPU over bcast fused; "
-            "= ref: bit-equal to OpenVINO's reference (layer-by-layer ConstantFolding)")
+            "= ref: bit-equal to OpenVINO's reference (layer-by-layer ConstantFolding; FakeQuantize: the node's evaluate)")
     print(("" if args.markdown else "# ") + head)
     cols = ["model", "threads", "bcast fused µs", "bcast layer-by-layer µs",
             "OpenVINO CPU µs", "OV/bcast", "bcast = ref", "OpenVINO CPU = ref"]

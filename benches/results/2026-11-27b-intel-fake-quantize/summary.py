@@ -1,3 +1,13 @@
+#!/usr/bin/env python3
+"""Medians of an interleaved A/B of two bcast binaries (JSON lines of `bcast bench --json`,
+each tagged `"which": "base"|"new"` and `"round"`): per case and thread count, each side's
+GB/s and ratio to its traffic bound, and new over base.
+
+    python3 summary.py FILE.jsonl
+
+The 2026-11-27b folders' raw files were made by a shell loop (this folder's README), not by
+benches/ab.py, which is the project's A/B driver for new runs and prints its own summary.
+"""
 import json,sys,statistics as st,collections
 rows=[json.loads(l) for l in open(sys.argv[1]) if '"case"' in l]
 d=collections.defaultdict(list)

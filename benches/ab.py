@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A/B of `bcast bench` configurations in alternating runs: each round runs every
 configuration once (A, B, A, B, ...), and per case and thread count it prints the median
-kernel rate of each configuration, the median of the per-round ratios to the first one, and
-the median ratio to the case's own bound (ratio_fill, or ratio_traffic for element-wise cases).
+kernel rate of each configuration (fused_gbps for the fused group), the median of the per-round
+ratios to the first one, and the median ratio to the case's own bound (ratio_fill, or
+ratio_traffic for element-wise cases, ratio_bound for fused ones).
 Pairing within rounds keeps a drift of the machine's speed out of the ratios.
 
     python3 benches/ab.py --rounds 5 --threads 1,2 \\
@@ -28,8 +29,8 @@ def run(binary, env, threads, budget, extra):
         d = json.loads(line)
         if "case" not in d:
             continue
-        rate = d.get("kernel_gbps", d.get("reduce_gbps"))
-        bound = d.get("ratio_fill", d.get("ratio_traffic", d.get("ratio_read")))
+        rate = d.get("kernel_gbps", d.get("reduce_gbps", d.get("fused_gbps")))
+        bound = d.get("ratio_fill", d.get("ratio_traffic", d.get("ratio_read", d.get("ratio_bound"))))
         rows[(d["case"], d["threads"])] = (rate, bound)
     return rows
 

@@ -802,3 +802,92 @@ fn register_chains_equal_op_by_op() {
     assert!(in_registers > 300, "{in_registers} chains in registers");
     assert!(!fp16 || native == 18, "{native} f16 chains natively");
 }
+
+/// `t` with its NaNs and infinities replaced by 1.5.
+fn finite(t: Tensor) -> Tensor {
+    macro_rules! each {
+        ($($v:ident: $one:expr),*) => {
+            match t {
+                $(Tensor::$v(a) => Tensor::$v(a.mapv(|v| if v.is_finite() { v } else { $one })),)*
+                other => other,
+            }
+        };
+    }
+    each!(F16: f16::from_f32(1.5), BF16: bf16::from_f32(1.5), F32: 1.5f32, F64: 1.5f64)
+}
+
+/// A register chain takes a run of whole rows in one call, each operand's next row one step
+/// of the innermost outer axis further: a per-row value (`m`), a value constant along that
+/// axis but changing at its carry (`r`), a row repeated (`g`), a row changing with that axis
+/// (`c`), a literal, and `x` read forwards and with an outer axis reversed (a negative row
+/// step). Rows of 37 (whole groups, then a tail), chunks cut mid-row and across carries:
+/// every result must be the op-by-op bits.
+///
+/// Only `x` holds NaNs and infinities: where two NaNs meet in one op (an input's 0x7fc00000
+/// and the 0xffc00000 that `inf * 0` makes), which of them comes out is the compiled
+/// instruction's operand order, which IEEE 754 leaves open and the compiler may swap, so
+/// fused and op-by-op code may keep different ones. With one NaN source no two meet.
+#[test]
+fn register_chains_take_runs_of_whole_rows() {
+    let f16c = f16c();
+    let e = Expression::parse("((x - m) * r + g) * c - 2", NP).unwrap();
+    for wide in [false, true] {
+        let strategy = Strategy {
+            register_chains: true,
+            arithmetic: if wide {
+                ArithmeticWidth::Avx2
+            } else {
+                ArithmeticWidth::Baseline
+            },
+            native_f16: false,
+            ..Strategy::PLAIN
+        };
+        for dtype in [DType::F32, DType::F64, DType::I32, DType::BF16, DType::F16] {
+            if dtype == DType::F16 && !(wide && f16c) {
+                continue;
+            }
+            let x = tensor(dtype, &[2, 5, 3, 37], 90, false);
+            let others = [
+                finite(tensor(dtype, &[2, 5, 3, 1], 91, false)),
+                finite(tensor(dtype, &[5, 1, 1], 92, false)),
+                finite(tensor(dtype, &[37], 93, false)),
+                finite(tensor(dtype, &[3, 37], 94, false)),
+            ];
+            let mut flipped = x.clone();
+            macro_rules! flip {
+                ($($v:ident),*) => {
+                    match &mut flipped {
+                        $(Tensor::$v(a) => a.invert_axis(bcast::ndarray::Axis(1)),)*
+                        _ => unreachable!(),
+                    }
+                };
+            }
+            flip!(F32, F64, I32, BF16, F16);
+            for first in [&x, &flipped] {
+                let mut inputs = vec![first.view()];
+                inputs.extend(others.iter().map(Tensor::view));
+                let what = format!("{dtype} wide={wide}");
+                bcast::exec::with_strategy(strategy, || {
+                    assert_eq!(e.in_registers(&inputs), Ok(true), "{what}");
+                    check(&e, &inputs, &what);
+                    let unfused = e.evaluate_unfused(&inputs, Parallelism::Serial).unwrap();
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(3)
+                        .build()
+                        .unwrap();
+                    for chunk in [2 * 37 + 5, 3 * 37, 7 * 37 + 1, 15 * 37, 1000] {
+                        let tuning = Tuning {
+                            serial_below_bytes: Some(0),
+                            chunk_elems: Some(chunk),
+                            ..Tuning::default()
+                        };
+                        let split =
+                            with_tuning(tuning, || e.evaluate(&inputs, Parallelism::Pool(&pool)))
+                                .unwrap();
+                        assert!(split.bit_equal(&unfused), "{what}: chunks of {chunk}");
+                    }
+                });
+            }
+        }
+    }
+}

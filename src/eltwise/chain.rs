@@ -43,19 +43,49 @@ use crate::exec::{Ahead, ArithmeticWidth, Strategy};
 /// Nodes a chain may have beyond its first operand (longer chains take the block path).
 pub(crate) const MAX_LINKS: usize = 8;
 
-/// One node of a chain over one block: `op(running, other)` (or `op(other, running)` when
-/// the running value is the node's second operand).
+/// One operand of a chain over a run of rows ([`ChainFn`]).
 #[derive(Clone, Copy)]
-pub(crate) struct Link<'a, T> {
-    pub(crate) op: EltwiseOp,
-    pub(crate) running_first: bool,
-    pub(crate) other: Src<'a, T>,
+pub(crate) struct RowSource<T> {
+    /// Its element at the first position of the first row.
+    pub(crate) at: *const T,
+    /// Whether it moves along a row (contiguous), or holds one value for a whole row.
+    pub(crate) moves: bool,
+    /// Elements from its first element in one row to that in the next.
+    pub(crate) row_step: isize,
 }
 
-/// A chain over one stretch of the walk (a whole row where no operand is tiled, else a
-/// block): the first operand, then the links in order, into `out` (every slot written).
-/// Sources are contiguous or one value, each as long as `out`.
-pub(crate) type ChainFn<T> = unsafe fn(Src<'_, T>, &[Link<'_, T>], &mut [MaybeUninit<T>]);
+impl<T> RowSource<T> {
+    /// A one-row source from a stretch's source: `None` for a strided one, which a chain
+    /// does not read (the block path does).
+    pub(crate) fn of(src: Src<'_, T>) -> Option<Self> {
+        match src {
+            Src::Contig(s) => Some(RowSource {
+                at: s.as_ptr(),
+                moves: true,
+                row_step: 0,
+            }),
+            Src::Splat(v) => Some(RowSource {
+                at: v,
+                moves: false,
+                row_step: 0,
+            }),
+            Src::Strided(_) => None,
+        }
+    }
+}
+
+/// One node of a chain: its op, and whether the running value is the op's first operand
+/// (`op(running, other)`) or its second (`op(other, running)`).
+pub(crate) type Node = (EltwiseOp, bool);
+
+/// A chain over `rows` rows of `out.len() / rows` positions each, stored one after another
+/// in `out` (every slot written). `sources[0]` starts the running value and
+/// `sources[k + 1]` is node `k`'s other operand; row `r` of a source begins `r * row_step`
+/// elements after its row 0.
+///
+/// One call takes every whole row of a run (not one call per row), so the call's setup is
+/// paid once per run, however short the rows.
+pub(crate) type ChainFn<T> = unsafe fn(&[RowSource<T>], &[Node], usize, &mut [MaybeUninit<T>]);
 
 /// Widening and rounding of eight lanes of a 16-bit float (F16C, or bf16's bit arithmetic),
 /// value to value, so that the lanes stay in registers.
@@ -340,47 +370,71 @@ impl ApplyLanes<half::f16> for F16x32Lanes {
 /// Lanes of the groups that finish a block (after its last whole group of `W`).
 const TAIL_LANES: usize = 8;
 
-/// Runs a chain over `out`: groups of `W` lanes, then groups of `V` (a divisor of `W`), then
-/// the last few elements as one padded group of `V`.
+/// Runs a chain ([`ChainFn`]) over `rows` rows: each row in groups of `W` lanes, then
+/// groups of `V` (a divisor of `W`), then the last few elements as one padded group of `V`.
 ///
 /// # Safety
-/// Every source is contiguous (as long as `out`) or one value; `links.len() <= MAX_LINKS`.
+/// As [`ChainFn`]: `sources.len() == nodes.len() + 1 <= MAX_LINKS + 1`, `rows >= 1` divides
+/// `out.len()`, and for every row `r < rows` each source's row `r` (from `at + r * row_step`)
+/// is readable: `out.len() / rows` elements where it moves, one where it does not.
 #[inline(always)]
-unsafe fn run_groups<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
+unsafe fn run_rows<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
     lanes: A,
-    first: Src<'_, T>,
-    links: &[Link<'_, T>],
+    sources: &[RowSource<T>],
+    nodes: &[Node],
+    rows: usize,
     out: &mut [MaybeUninit<T>],
 ) {
-    let n = out.len();
-    let count = links.len();
+    if out.is_empty() {
+        return;
+    }
+    let n = out.len() / rows;
+    let count = nodes.len();
     // One-value operands as `W` copies, so every operand loads a whole group the same way.
     let mut splats = [const { MaybeUninit::<[T; W]>::uninit() }; MAX_LINKS + 1];
     // Each operand's next group, and whether it moves (contiguous) or not (one value).
     let mut at = [std::ptr::null::<T>(); MAX_LINKS + 1];
     let mut moves = [false; MAX_LINKS + 1];
-    let sources = std::iter::once(first).chain(links.iter().map(|l| l.other));
-    for (((src, at), moves), splat) in sources.zip(&mut at).zip(&mut moves).zip(&mut splats) {
-        match src {
-            Src::Contig(s) => {
-                debug_assert_eq!(s.len(), n);
-                (*at, *moves) = (s.as_ptr(), true);
-            }
-            Src::Splat(v) => {
-                *at = splat.write([*v; W]).as_ptr();
-            }
-            Src::Strided(_) => unreachable!("strided blocks take the block path"),
-        }
+    for (m, s) in moves.iter_mut().zip(sources) {
+        *m = s.moves;
     }
     let mut ops = [(EltwiseOp::Add, true); MAX_LINKS];
-    for (o, l) in ops.iter_mut().zip(links) {
-        *o = (l.op, l.running_first);
-    }
-    let (at, moves, ops) = (&mut at[..=count], &moves[..=count], &ops[..count]);
-    let groups = n / W;
+    ops[..count].copy_from_slice(nodes);
+    let (moves, ops) = (&moves[..=count], &ops[..count]);
     // The contiguous operands' lines a prefetch distance ahead (the strategy's; none where
     // it is 0), as the element-wise loops hint theirs.
     let ahead = Ahead::get();
+    for (r, row) in out.chunks_exact_mut(n).enumerate() {
+        for ((s, at), splat) in sources.iter().zip(&mut at).zip(&mut splats) {
+            let first = s.at.wrapping_offset(r as isize * s.row_step);
+            if s.moves {
+                *at = first;
+            } else if r == 0 || s.row_step != 0 {
+                // SAFETY: the caller's contract: one readable value for row `r`.
+                *at = splat.write([unsafe { *first }; W]).as_ptr();
+            }
+        }
+        // SAFETY: `at` holds each source's row `r` (the caller's contract) or `W` copies of
+        // its value; the row is `n` slots.
+        unsafe { run_row::<T, A, W, V>(lanes, &mut at[..=count], moves, ops, ahead, row) };
+    }
+}
+
+/// One row of [`run_rows`].
+///
+/// # Safety
+/// `at[j]` points at `out.len()` readable elements where `moves[j]`, else at `W` copies of
+/// one value; `at.len() == moves.len() == ops.len() + 1`.
+#[inline(always)]
+unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
+    lanes: A,
+    at: &mut [*const T],
+    moves: &[bool],
+    ops: &[Node],
+    ahead: Ahead,
+    out: &mut [MaybeUninit<T>],
+) {
+    let groups = out.len() / W;
     let lines = (W * std::mem::size_of::<T>()).div_ceil(64);
     for group in out[..groups * W].chunks_exact_mut(W) {
         for (a, &m) in at.iter().zip(moves) {
@@ -426,12 +480,12 @@ unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
     lanes: A,
     at: &mut [*const T],
     moves: &[bool],
-    ops: &[(EltwiseOp, bool)],
+    ops: &[Node],
     out: &mut [MaybeUninit<T>],
 ) {
     let groups = out.len() / V;
     for group in out[..groups * V].chunks_exact_mut(V) {
-        // SAFETY: as in `run_groups`, for groups of `V`.
+        // SAFETY: as in `run_row`, for groups of `V`.
         let mut acc = unsafe { *at[0].cast::<[T; V]>() };
         for (a, &(op, first)) in at[1..].iter().zip(ops) {
             // SAFETY: as above.
@@ -510,26 +564,32 @@ macro_rules! chain_kernels_impl {
                 #[allow(dead_code)]
                 const WIDE: usize = 128 / std::mem::size_of::<$t>();
                 /// # Safety
-                /// As [`run_groups`].
+                /// As [`run_rows`].
                 unsafe fn base(
-                    first: Src<'_, $t>,
-                    links: &[Link<'_, $t>],
+                    sources: &[RowSource<$t>],
+                    nodes: &[Node],
+                    rows: usize,
                     out: &mut [MaybeUninit<$t>],
                 ) {
                     // SAFETY: the caller's contract.
-                    unsafe { run_groups::<$t, _, BASE, TAIL_LANES>($base_lanes, first, links, out) }
+                    unsafe {
+                        run_rows::<$t, _, BASE, TAIL_LANES>($base_lanes, sources, nodes, rows, out)
+                    }
                 }
                 /// # Safety
-                /// As [`run_groups`]; the CPU runs AVX2 and F16C.
+                /// As [`run_rows`]; the CPU runs AVX2 and F16C.
                 #[cfg(target_arch = "x86_64")]
                 #[target_feature(enable = "avx2,f16c")]
                 unsafe fn wide_fn(
-                    first: Src<'_, $t>,
-                    links: &[Link<'_, $t>],
+                    sources: &[RowSource<$t>],
+                    nodes: &[Node],
+                    rows: usize,
                     out: &mut [MaybeUninit<$t>],
                 ) {
                     // SAFETY: the caller's contract.
-                    unsafe { run_groups::<$t, _, WIDE, TAIL_LANES>($wide_lanes, first, links, out) }
+                    unsafe {
+                        run_rows::<$t, _, WIDE, TAIL_LANES>($wide_lanes, sources, nodes, rows, out)
+                    }
                 }
                 if let Some(native) = chain_native!($native, ops, isa) {
                     return Some(native);
@@ -576,16 +636,17 @@ fn f16x32_chain(ops: &[EltwiseOp], isa: ChainIsa) -> Option<ChainFn<half::f16>> 
     /// Lanes per group: four registers.
     const GROUP: usize = 4 * fp16::LANES;
     /// # Safety
-    /// As [`run_groups`]; the CPU runs AVX512-FP16 (with F, BW, VL).
+    /// As [`run_rows`]; the CPU runs AVX512-FP16 (with F, BW, VL).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512fp16")]
     unsafe fn kernel(
-        first: Src<'_, half::f16>,
-        links: &[Link<'_, half::f16>],
+        sources: &[RowSource<half::f16>],
+        nodes: &[Node],
+        rows: usize,
         out: &mut [MaybeUninit<half::f16>],
     ) {
         // SAFETY: the caller's contract.
         unsafe {
-            run_groups::<half::f16, _, GROUP, { fp16::LANES }>(F16x32Lanes, first, links, out)
+            run_rows::<half::f16, _, GROUP, { fp16::LANES }>(F16x32Lanes, sources, nodes, rows, out)
         }
     }
     isa.f16x32?;

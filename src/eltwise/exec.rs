@@ -93,6 +93,14 @@ impl<'a, T> Operand<'a, T> {
         unsafe { &*self.ptr.offset(offset) }
     }
 
+    /// Where the element at `offset` from the view's first element lies (computed without
+    /// reading; the pointer keeps the whole view's provenance, so a kernel may step from it
+    /// to other elements of the view).
+    #[inline(always)]
+    pub(super) fn element_ptr(self, offset: isize) -> *const T {
+        self.ptr.wrapping_offset(offset)
+    }
+
     /// `len` elements from `offset` on, with stride `stride`, as a source.
     ///
     /// # Safety
@@ -374,6 +382,70 @@ pub(super) fn walk<const N: usize>(
         }
         col = 0;
         outer.step();
+    }
+}
+
+/// Walks output positions `start .. start + len` of `plan` as [`walk`] does, but hands whole
+/// rows over together: `f(pieces, from, n, rows, steps)` covers `rows` rows of `n` positions,
+/// consecutive in the output from chunk position `from`, the first at `pieces` and each next
+/// one `steps[j]` elements further along operand `j` (the innermost outer axis's strides).
+/// A stretch that begins or ends inside a row is handed alone (`rows == 1`), so a kernel
+/// called per stretch pays its per-call cost once per run of whole rows, not once per row.
+#[inline(always)]
+pub(super) fn walk_rows<const N: usize>(
+    plan: &EltwisePlan<N>,
+    start: usize,
+    len: usize,
+    mut f: impl FnMut(&[Piece; N], usize, usize, usize, &[isize; N]),
+) {
+    if len == 0 {
+        return;
+    }
+    let row_len = plan.row_len();
+    let kinds = plan.kinds();
+    let (dims, strides) = (plan.outer_dims(), plan.outer_strides());
+    let (row, mut col) = (start / row_len, start % row_len);
+    let mut outer = Odometer::at(dims, strides, plan.bases(), row);
+    let no_step = [0isize; N];
+    let steps = strides.last().unwrap_or(&no_step);
+    let mut done = 0;
+    loop {
+        let n = (row_len - col).min(len - done);
+        // Whole rows left in the chunk and along the innermost outer axis (whose next row
+        // lies one step further); at least the row at hand.
+        let rows = match (col, dims.last(), outer.index().last()) {
+            (0, Some(&dim), Some(&at)) => ((len - done) / row_len).min(dim - at).max(1),
+            _ => 1,
+        };
+        let offsets = outer.offsets();
+        let mut pieces = [Piece::Run {
+            offset: 0,
+            stride: 0,
+        }; N];
+        for j in 0..N {
+            pieces[j] = match kinds[j] {
+                RowKind::Run { stride } => Piece::Run {
+                    offset: offsets[j] + col as isize * stride,
+                    stride,
+                },
+                RowKind::Periodic { period, stride } => Piece::Periodic {
+                    offset: offsets[j],
+                    stride,
+                    period,
+                    phase: col % period,
+                    row_len,
+                },
+            };
+        }
+        f(&pieces, done, n, rows, steps);
+        done += n + (rows - 1) * row_len;
+        if done == len {
+            return;
+        }
+        col = 0;
+        for _ in 0..rows {
+            outer.step();
+        }
     }
 }
 

@@ -9,6 +9,9 @@
 //! body, through the same block loop as the op alone: `kernels.rs`'s `*_fn` block kernels)
 //! from its operands' sources into a scratch block that stays in L1, the last node straight
 //! into the output. No intermediate tensor, no per-element dispatch: one call per node per block.
+//! A linear chain whose operands read in place runs instead as a register chain (`chain.rs`),
+//! one kernel call per run of whole rows along the innermost outer axis ([`walk_rows`]), so
+//! rows of a few KiB cost no more than one long row.
 //!
 //! A value computed at an output position from operands placed there is the value the op
 //! alone computes at the position it broadcasts to, so every element equals the op-by-op
@@ -23,10 +26,10 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::chain::{ChainFn, ChainIsa, Link, MAX_LINKS};
+use super::chain::{ChainFn, ChainIsa, Node, RowSource, MAX_LINKS};
 use super::exec::{
-    advance, cost_bytes, room, run_source, select_block, source, walk, wide_isa, Fresh, Into,
-    Operand, Sink, Src, Tile, Writer, FOLD_MAX,
+    advance, cost_bytes, room, run_source, select_block, source, walk, walk_rows, wide_isa, Fresh,
+    Into, Operand, Piece, Sink, Src, Tile, Writer, FOLD_MAX,
 };
 use super::expr::{literal_tensor, ExprValue, Expression};
 use super::kernels::{BlockJob, BlockKernels};
@@ -846,6 +849,17 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
             .kinds()
             .iter()
             .any(|k| matches!(k, RowKind::Periodic { .. }));
+        // A register chain over an untiled plan whose operands are runs or values along a
+        // row reads everything in place: it needs no scratch and no blocks, and takes runs of
+        // whole rows at once.
+        if let (Some((kernel, chain)), false) = (self.chain, tiled) {
+            if self.chain_in_place(chain) {
+                if let RootSlots::Value(out) = root(&mut *chunk) {
+                    self.chain_rows(kernel, chain, start, out);
+                    return Ok(());
+                }
+            }
+        }
         let (tiles_v, tiles_b) = if tiled { (nv, nb) } else { (0, 0) };
         let mut value_tiles: Vec<Tile<T>> = (0..tiles_v).map(|_| Tile::new()).collect();
         let mut bool_tiles: Vec<Tile<bool>> = (0..tiles_b).map(|_| Tile::new()).collect();
@@ -865,25 +879,6 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
         walk(self.plan, start, chunk.len(), |pieces, from, n| {
             if result.is_err() || self.failed.load(Ordering::Relaxed) {
                 return;
-            }
-            // A register chain over an untiled plan takes the whole stretch at once: it needs
-            // no scratch, so no blocks, and every piece is a run read in place.
-            if let (Some((kernel, chain)), false) = (self.chain, tiled) {
-                let mut value_srcs = [Src::Contig(&[][..]); N];
-                for (j, src) in value_srcs[..nv].iter_mut().enumerate() {
-                    // SAFETY: as for the blocks below, over the stretch's `n` positions
-                    // (a run's room is the whole stretch).
-                    *src = unsafe { run_source(self.value_ops[j], &pieces[j], n) }
-                        .expect("untiled: runs only");
-                }
-                if let RootSlots::Value(out) = root(&mut chunk[from..from + n]) {
-                    if self
-                        .chain_block(kernel, chain, &value_srcs[..nv], out)
-                        .is_none()
-                    {
-                        return;
-                    }
-                }
             }
             let mut pieces = *pieces;
             let mut at = 0;
@@ -953,6 +948,89 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
         result
     }
 
+    /// Whether every leaf the chain reads is, along a row, a run or one value (no strided
+    /// operand, which the chain kernels do not read).
+    fn chain_in_place(&self, chain: &ChainPlan) -> bool {
+        let kinds = self.plan.kinds();
+        std::iter::once(chain.first)
+            .chain(chain.links.iter().map(|l| l.2))
+            .all(|a| match a {
+                Arg::Leaf(j) => matches!(kinds[j], RowKind::Run { stride: 0 | 1 }),
+                Arg::Literal(_) | Arg::Scratch(_) => true,
+            })
+    }
+
+    /// The chain's nodes, in order.
+    fn chain_nodes(chain: &ChainPlan) -> [Node; MAX_LINKS] {
+        let mut nodes = [(EltwiseOp::Add, true); MAX_LINKS];
+        for (node, &(op, running_first, _)) in nodes.iter_mut().zip(&chain.links) {
+            *node = (op, running_first);
+        }
+        nodes
+    }
+
+    /// A literal as a chain operand.
+    fn literal_source(&self, j: usize) -> RowSource<T> {
+        RowSource {
+            at: &self.value_literals[j],
+            moves: false,
+            row_step: 0,
+        }
+    }
+
+    /// Runs the chain over output positions `start .. start + out.len()` of an untiled plan
+    /// whose chain operands read in place ([`Run::chain_in_place`]), one kernel call per run
+    /// of whole rows.
+    fn chain_rows(
+        &self,
+        kernel: ChainFn<T>,
+        chain: &ChainPlan,
+        start: usize,
+        out: &mut [MaybeUninit<T>],
+    ) {
+        let nodes = Self::chain_nodes(chain);
+        let count = chain.links.len();
+        walk_rows(
+            self.plan,
+            start,
+            out.len(),
+            |pieces, from, n, rows, steps| {
+                let source = |a: Arg| match a {
+                    Arg::Leaf(j) => match pieces[j] {
+                        Piece::Run { offset, stride } => RowSource {
+                            at: self.value_ops[j].element_ptr(offset),
+                            moves: stride != 0,
+                            row_step: steps[j],
+                        },
+                        Piece::Periodic { .. } => unreachable!("an untiled plan has runs only"),
+                    },
+                    Arg::Literal(j) => self.literal_source(j),
+                    Arg::Scratch(_) => unreachable!("a chain's operands are leaves and literals"),
+                };
+                let mut sources = [source(chain.first); MAX_LINKS + 1];
+                for (s, l) in sources[1..].iter_mut().zip(&chain.links) {
+                    *s = source(l.2);
+                }
+                // SAFETY: the pieces come from walking `plan`, built from the views these
+                // operands point into, over this chunk's positions; row `r` of the `rows` lies
+                // `r` steps along the innermost outer axis, whose strides are `steps`, so each
+                // source's row `r` begins `r * steps[j]` elements on. Along a row every leaf is a
+                // run of stride 1 (`n` elements of its view) or 0 (one element)
+                // (`chain_in_place`); a literal is one value for every row. `chain_of` keeps
+                // chains within `MAX_LINKS`; the kernel is the AVX2 build only where the token was
+                // found (`run_planned`).
+                unsafe {
+                    kernel(
+                        &sources[..=count],
+                        &nodes[..count],
+                        rows,
+                        &mut out[from..from + n * rows],
+                    )
+                };
+            },
+        );
+    }
+
     /// Runs the chain over one block into `out`; gives `out` back (untouched) where an
     /// operand is strided, for the block path.
     fn chain_block<'o>(
@@ -963,32 +1041,33 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
         out: &'o mut [MaybeUninit<T>],
     ) -> Option<&'o mut [MaybeUninit<T>]> {
         let source = |a: Arg| match a {
-            Arg::Leaf(j) => value_srcs[j],
-            Arg::Literal(j) => Src::Splat(&self.value_literals[j]),
+            Arg::Leaf(j) => RowSource::of(value_srcs[j]),
+            Arg::Literal(j) => Some(self.literal_source(j)),
             Arg::Scratch(_) => unreachable!("a chain's operands are leaves and literals"),
         };
-        let first = source(chain.first);
-        let mut links = [Link {
-            op: EltwiseOp::Add,
-            running_first: true,
-            other: first,
-        }; MAX_LINKS];
-        for (l, &(op, running_first, other)) in links.iter_mut().zip(&chain.links) {
-            *l = Link {
-                op,
-                running_first,
-                other: source(other),
-            };
-        }
-        let links = &links[..chain.links.len()];
-        let strided = |s: &Src<'_, T>| matches!(s, Src::Strided(_));
-        if strided(&first) || links.iter().any(|l| strided(&l.other)) {
+        let Some(first) = source(chain.first) else {
             return Some(out);
+        };
+        let mut sources = [first; MAX_LINKS + 1];
+        for (s, l) in sources[1..].iter_mut().zip(&chain.links) {
+            match source(l.2) {
+                Some(src) => *s = src,
+                None => return Some(out),
+            }
         }
+        let count = chain.links.len();
         // SAFETY: every source is contiguous over the block's `out.len()` positions or one
-        // value (checked above), and `chain_of` keeps chains within `MAX_LINKS`; the kernel
-        // is the AVX2 build only where the token was found (`run_planned`).
-        unsafe { kernel(first, links, out) };
+        // value (`RowSource::of` refuses strided ones), one row; `chain_of` keeps chains
+        // within `MAX_LINKS`; the kernel is the AVX2 build only where the token was found
+        // (`run_planned`).
+        unsafe {
+            kernel(
+                &sources[..=count],
+                &Self::chain_nodes(chain)[..count],
+                1,
+                out,
+            )
+        };
         None
     }
 

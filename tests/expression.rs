@@ -821,7 +821,7 @@ fn finite(t: Tensor) -> Tensor {
 /// axis but changing at its carry (`r`), a row repeated (`g`), a row changing with that axis
 /// (`c`), a literal, and `x` read forwards and with an outer axis reversed (a negative row
 /// step). Rows of 37 (whole groups, then a tail), chunks cut mid-row and across carries:
-/// every result must be the op-by-op bits.
+/// every result must be the op-by-op bits, with ordinary stores and with streaming ones.
 ///
 /// Only `x` holds NaNs and infinities: where two NaNs meet in one op (an input's 0x7fc00000
 /// and the 0xffc00000 that `inf * 0` makes), which of them comes out is the compiled
@@ -875,16 +875,35 @@ fn register_chains_take_runs_of_whole_rows() {
                         .num_threads(3)
                         .build()
                         .unwrap();
-                    for chunk in [2 * 37 + 5, 3 * 37, 7 * 37 + 1, 15 * 37, 1000] {
-                        let tuning = Tuning {
-                            serial_below_bytes: Some(0),
-                            chunk_elems: Some(chunk),
+                    // Streaming stores (as for an output beyond the cache) and ordinary ones.
+                    for stream in [false, true] {
+                        for chunk in [2 * 37 + 5, 3 * 37, 7 * 37 + 1, 15 * 37, 1000] {
+                            let tuning = Tuning {
+                                serial_below_bytes: Some(0),
+                                chunk_elems: Some(chunk),
+                                stream_stores: Some(stream),
+                                ..Tuning::default()
+                            };
+                            let split = with_tuning(tuning, || {
+                                e.evaluate(&inputs, Parallelism::Pool(&pool))
+                            })
+                            .unwrap();
+                            assert!(
+                                split.bit_equal(&unfused),
+                                "{what}: chunks of {chunk}, streamed {stream}"
+                            );
+                        }
+                        let whole = Tuning {
+                            stream_stores: Some(stream),
                             ..Tuning::default()
                         };
-                        let split =
-                            with_tuning(tuning, || e.evaluate(&inputs, Parallelism::Pool(&pool)))
-                                .unwrap();
-                        assert!(split.bit_equal(&unfused), "{what}: chunks of {chunk}");
+                        let mut into = unfused.clone();
+                        scramble(&mut into);
+                        with_tuning(whole, || {
+                            e.evaluate_into(&inputs, into.view_mut(), Parallelism::Serial)
+                        })
+                        .unwrap();
+                        assert!(into.bit_equal(&unfused), "{what}: into, streamed {stream}");
                     }
                 });
             }

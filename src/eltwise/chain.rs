@@ -38,7 +38,7 @@ use super::kinds::{
 };
 use super::table::{op_bodies, EltwiseOp};
 use crate::exec::isa::Avx2;
-use crate::exec::{Ahead, ArithmeticWidth, Strategy};
+use crate::exec::{store_fence, stream_value, Ahead, ArithmeticWidth, Strategy};
 
 /// Nodes a chain may have beyond its first operand (longer chains take the block path).
 pub(crate) const MAX_LINKS: usize = 8;
@@ -78,14 +78,23 @@ impl<T> RowSource<T> {
 /// (`op(running, other)`) or its second (`op(other, running)`).
 pub(crate) type Node = (EltwiseOp, bool);
 
-/// A chain over `rows` rows of `out.len() / rows` positions each, stored one after another
-/// in `out` (every slot written). `sources[0]` starts the running value and
-/// `sources[k + 1]` is node `k`'s other operand; row `r` of a source begins `r * row_step`
-/// elements after its row 0.
+/// How a chain kernel's call lays out its output.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows {
+    /// Rows of `out.len() / count` positions each, one after another in `out`.
+    pub(crate) count: usize,
+    /// Whether whole groups go out with streaming stores (the output is too large to stay
+    /// in cache: [`crate::exec::stream_stores`]); the kernel fences them before it returns.
+    pub(crate) stream: bool,
+}
+
+/// A chain over `rows.count` rows, stored one after another in `out` (every slot written).
+/// `sources[0]` starts the running value and `sources[k + 1]` is node `k`'s other operand;
+/// row `r` of a source begins `r * row_step` elements after its row 0.
 ///
 /// One call takes every whole row of a run (not one call per row), so the call's setup is
 /// paid once per run, however short the rows.
-pub(crate) type ChainFn<T> = unsafe fn(&[RowSource<T>], &[Node], usize, &mut [MaybeUninit<T>]);
+pub(crate) type ChainFn<T> = unsafe fn(&[RowSource<T>], &[Node], Rows, &mut [MaybeUninit<T>]);
 
 /// Widening and rounding of eight lanes of a 16-bit float (F16C, or bf16's bit arithmetic),
 /// value to value, so that the lanes stay in registers.
@@ -370,25 +379,26 @@ impl ApplyLanes<half::f16> for F16x32Lanes {
 /// Lanes of the groups that finish a block (after its last whole group of `W`).
 const TAIL_LANES: usize = 8;
 
-/// Runs a chain ([`ChainFn`]) over `rows` rows: each row in groups of `W` lanes, then
+/// Runs a chain ([`ChainFn`]) over `rows.count` rows: each row in groups of `W` lanes, then
 /// groups of `V` (a divisor of `W`), then the last few elements as one padded group of `V`.
 ///
 /// # Safety
-/// As [`ChainFn`]: `sources.len() == nodes.len() + 1 <= MAX_LINKS + 1`, `rows >= 1` divides
-/// `out.len()`, and for every row `r < rows` each source's row `r` (from `at + r * row_step`)
-/// is readable: `out.len() / rows` elements where it moves, one where it does not.
+/// As [`ChainFn`]: `sources.len() == nodes.len() + 1 <= MAX_LINKS + 1`, `rows.count >= 1`
+/// divides `out.len()`, and for every row `r < rows.count` each source's row `r` (from
+/// `at + r * row_step`) is readable: `out.len() / rows.count` elements where it moves, one
+/// where it does not. `T` is plain data (every byte of a value initialised).
 #[inline(always)]
 unsafe fn run_rows<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
     lanes: A,
     sources: &[RowSource<T>],
     nodes: &[Node],
-    rows: usize,
+    rows: Rows,
     out: &mut [MaybeUninit<T>],
 ) {
     if out.is_empty() {
         return;
     }
-    let n = out.len() / rows;
+    let n = out.len() / rows.count;
     let count = nodes.len();
     // One-value operands as `W` copies, so every operand loads a whole group the same way.
     let mut splats = [const { MaybeUninit::<[T; W]>::uninit() }; MAX_LINKS + 1];
@@ -414,17 +424,23 @@ unsafe fn run_rows<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V:
                 *at = splat.write([unsafe { *first }; W]).as_ptr();
             }
         }
+        // Streamed only where the row starts on 16 bytes (then so does every whole group).
+        let stream = rows.stream && (row.as_ptr() as usize).is_multiple_of(16);
         // SAFETY: `at` holds each source's row `r` (the caller's contract) or `W` copies of
-        // its value; the row is `n` slots.
-        unsafe { run_row::<T, A, W, V>(lanes, &mut at[..=count], moves, ops, ahead, row) };
+        // its value; the row is `n` slots; `T` is plain data.
+        unsafe { run_row::<T, A, W, V>(lanes, &mut at[..=count], moves, ops, ahead, stream, row) };
+    }
+    if rows.stream {
+        store_fence();
     }
 }
 
-/// One row of [`run_rows`].
+/// One row of [`run_rows`]; whole groups with streaming stores where `stream` (no fence).
 ///
 /// # Safety
 /// `at[j]` points at `out.len()` readable elements where `moves[j]`, else at `W` copies of
-/// one value; `at.len() == moves.len() == ops.len() + 1`.
+/// one value; `at.len() == moves.len() == ops.len() + 1`; where `stream`, `out` starts on
+/// 16 bytes and `T` is plain data.
 #[inline(always)]
 unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
     lanes: A,
@@ -432,6 +448,7 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
     moves: &[bool],
     ops: &[Node],
     ahead: Ahead,
+    stream: bool,
     out: &mut [MaybeUninit<T>],
 ) {
     let groups = out.len() / W;
@@ -457,16 +474,24 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
             // SAFETY: at most one past the last group of a contiguous source.
             *a = unsafe { a.add(if m { W } else { 0 }) };
         }
-        // SAFETY: `group` is `W` slots, and `MaybeUninit<T>` has the layout of `T`.
-        unsafe { group.as_mut_ptr().cast::<[T; W]>().write_unaligned(acc) };
+        let dst = group.as_mut_ptr().cast::<[T; W]>();
+        if stream {
+            // SAFETY: `group` is `W` slots laid out as `T`s, a multiple of 16 bytes (64 at
+            // the least) from a start on 16 bytes, so on 16 bytes itself; `T` is plain data.
+            unsafe { stream_value(dst, acc) };
+        } else {
+            // SAFETY: `group` is `W` slots, and `MaybeUninit<T>` has the layout of `T`.
+            unsafe { dst.write_unaligned(acc) };
+        }
     }
     let rest = &mut out[groups * W..];
     if rest.is_empty() {
         return;
     }
     // SAFETY: the sources hold the `rest.len()` elements from `at` on (contiguous) or at
-    // least `V` copies (`W >= V`).
-    unsafe { run_tail::<T, A, V>(lanes, at, moves, ops, rest) };
+    // least `V` copies (`W >= V`); where `stream`, `rest` starts whole groups (multiples of
+    // 16 bytes) after a start on 16 bytes.
+    unsafe { run_tail::<T, A, V>(lanes, at, moves, ops, stream, rest) };
 }
 
 /// The end of a block: groups of `V` lanes, then the last `< V` elements through padded
@@ -474,13 +499,14 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
 ///
 /// # Safety
 /// `at[j]` points at `out.len()` readable elements where `moves[j]`, else at `V` copies of
-/// one value.
+/// one value; where `stream`, `out` starts on 16 bytes and `T` is plain data.
 #[inline(always)]
 unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
     lanes: A,
     at: &mut [*const T],
     moves: &[bool],
     ops: &[Node],
+    stream: bool,
     out: &mut [MaybeUninit<T>],
 ) {
     let groups = out.len() / V;
@@ -495,8 +521,17 @@ unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
             // SAFETY: at most one past the last group of a contiguous source.
             *a = unsafe { a.add(if m { V } else { 0 }) };
         }
-        // SAFETY: `group` is `V` slots, laid out as `T`s.
-        unsafe { group.as_mut_ptr().cast::<[T; V]>().write_unaligned(acc) };
+        let dst = group.as_mut_ptr().cast::<[T; V]>();
+        // Streamed where a group is whole 16-byte pieces (then each starts on 16 bytes), so
+        // that a row's end does not fall back to reading its lines for ownership.
+        if stream && std::mem::size_of::<[T; V]>().is_multiple_of(16) {
+            // SAFETY: `group` is `V` slots laid out as `T`s, a multiple of 16 bytes from a
+            // start on 16 bytes; `T` is plain data.
+            unsafe { stream_value(dst, acc) };
+        } else {
+            // SAFETY: `group` is `V` slots, laid out as `T`s.
+            unsafe { dst.write_unaligned(acc) };
+        }
     }
     let last = &mut out[groups * V..];
     let len = last.len();
@@ -568,7 +603,7 @@ macro_rules! chain_kernels_impl {
                 unsafe fn base(
                     sources: &[RowSource<$t>],
                     nodes: &[Node],
-                    rows: usize,
+                    rows: Rows,
                     out: &mut [MaybeUninit<$t>],
                 ) {
                     // SAFETY: the caller's contract.
@@ -583,7 +618,7 @@ macro_rules! chain_kernels_impl {
                 unsafe fn wide_fn(
                     sources: &[RowSource<$t>],
                     nodes: &[Node],
-                    rows: usize,
+                    rows: Rows,
                     out: &mut [MaybeUninit<$t>],
                 ) {
                     // SAFETY: the caller's contract.
@@ -641,7 +676,7 @@ fn f16x32_chain(ops: &[EltwiseOp], isa: ChainIsa) -> Option<ChainFn<half::f16>> 
     unsafe fn kernel(
         sources: &[RowSource<half::f16>],
         nodes: &[Node],
-        rows: usize,
+        rows: Rows,
         out: &mut [MaybeUninit<half::f16>],
     ) {
         // SAFETY: the caller's contract.

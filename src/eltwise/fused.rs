@@ -26,7 +26,7 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::chain::{ChainFn, ChainIsa, Node, RowSource, MAX_LINKS};
+use super::chain::{ChainFn, ChainIsa, Node, RowSource, Rows, MAX_LINKS};
 use super::exec::{
     advance, cost_bytes, room, run_source, select_block, source, walk, walk_rows, wide_isa, Fresh,
     Into, Operand, Piece, Sink, Src, Tile, Writer, FOLD_MAX,
@@ -42,7 +42,7 @@ use crate::dtype::{dtype_table, DType};
 use crate::element::Element;
 use crate::error::BroadcastError;
 use crate::exec::isa::Avx2;
-use crate::exec::{for_each_chunk, uninit_slots, Parallelism, Slot, Strategy};
+use crate::exec::{for_each_chunk, stream_stores, uninit_slots, Parallelism, Slot, Strategy};
 use crate::tensor::Tensor;
 
 /// Expressions of more steps than this (a node used twice is a step per use) run op by op.
@@ -595,6 +595,7 @@ fn run_planned<T: BlockKernels, const N: usize>(
     let run = Run {
         program,
         chain: chain_kernel(program),
+        stream: stream_stores(plan.len().saturating_mul(std::mem::size_of::<T>())),
         plan,
         value_ops,
         bool_ops,
@@ -693,6 +694,9 @@ struct Run<'p, 'v, T, const N: usize> {
     program: &'p Program,
     /// The chain kernel and the chain, where the expression runs as a register chain.
     chain: Option<(ChainFn<T>, &'p ChainPlan)>,
+    /// Whether the chain kernel streams its stores: the output is too large to stay in cache
+    /// ([`stream_stores`]).
+    stream: bool,
     /// The ISA the steps' block kernels are built for (the strategy's element-wise width),
     /// found once per run.
     isa: Option<Avx2>,
@@ -1018,12 +1022,16 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
                 // run of stride 1 (`n` elements of its view) or 0 (one element)
                 // (`chain_in_place`); a literal is one value for every row. `chain_of` keeps
                 // chains within `MAX_LINKS`; the kernel is the AVX2 build only where the token was
-                // found (`run_planned`).
+                // found (`run_planned`); a chain's `T` is a number type (plain data), as
+                // streaming stores require.
                 unsafe {
                     kernel(
                         &sources[..=count],
                         &nodes[..count],
-                        rows,
+                        Rows {
+                            count: rows,
+                            stream: self.stream,
+                        },
                         &mut out[from..from + n * rows],
                     )
                 };
@@ -1059,12 +1067,16 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
         // SAFETY: every source is contiguous over the block's `out.len()` positions or one
         // value (`RowSource::of` refuses strided ones), one row; `chain_of` keeps chains
         // within `MAX_LINKS`; the kernel is the AVX2 build only where the token was found
-        // (`run_planned`).
+        // (`run_planned`); a chain's `T` is a number type (plain data), as streaming stores
+        // require.
         unsafe {
             kernel(
                 &sources[..=count],
                 &Self::chain_nodes(chain)[..count],
-                1,
+                Rows {
+                    count: 1,
+                    stream: self.stream,
+                },
                 out,
             )
         };

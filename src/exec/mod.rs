@@ -34,7 +34,7 @@ pub use strategy::{
     with_strategy, ArithmeticWidth, FillStores, RowCopies, Strategy, StreamedRows, Vendor,
 };
 pub(crate) use stream::{
-    copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence,
+    copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence, stream_value,
 };
 pub use stream::{fill_streaming, streaming_available};
 

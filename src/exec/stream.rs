@@ -104,6 +104,35 @@ pub(crate) fn fill_streaming_unfenced<T: Copy + bytemuck::NoUninit>(
     unsafe { stream_fill(body.as_mut_ptr().cast(), &pattern, lines * LINE) };
 }
 
+/// Writes `value` to `dst` with streaming stores, 16 bytes at a time (no fence): for a
+/// kernel that computes a group of lanes in registers and stores it once. Elsewhere than
+/// x86_64, an ordinary store.
+///
+/// # Safety
+/// `dst` 16-byte aligned and writable for `size_of::<X>()` bytes, a multiple of 16; `X`
+/// plain data with no padding (every byte initialised).
+#[inline(always)]
+pub(crate) unsafe fn stream_value<X: Copy>(dst: *mut X, value: X) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        debug_assert!(std::mem::size_of::<X>().is_multiple_of(16));
+        debug_assert!((dst as usize).is_multiple_of(16));
+        let src = (&raw const value).cast::<__m128i>();
+        let dst = dst.cast::<__m128i>();
+        for k in 0..std::mem::size_of::<X>() / 16 {
+            // SAFETY: the caller's contract: `dst + k` is 16-byte aligned and writable, and
+            // `value`'s bytes are initialised; SSE2 is part of x86_64.
+            unsafe { _mm_stream_si128(dst.add(k), _mm_loadu_si128(src.add(k))) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        dst.write(value)
+    };
+}
+
 /// Orders this thread's streaming stores before its later stores (and so before the join
 /// that hands the output back).
 pub(crate) fn store_fence() {

@@ -685,6 +685,20 @@ fn avx512fp16() -> bool {
     false
 }
 
+/// Register chains on, at AVX2 (`wide`) or the baseline, on f16 values where `native_f16`.
+fn chain_strategy(wide: bool, native_f16: bool) -> Strategy {
+    Strategy {
+        register_chains: true,
+        arithmetic: if wide {
+            ArithmeticWidth::Avx2
+        } else {
+            ArithmeticWidth::Baseline
+        },
+        native_f16,
+        ..Strategy::PLAIN
+    }
+}
+
 /// Linear chains run with their running value in registers (`chain.rs`) where the strategy
 /// says so, at both arithmetic widths, and f16 ones widened and native (AVX512-FP16, where
 /// the CPU has it): every two-operand op of every type, the running value
@@ -702,16 +716,7 @@ fn register_chains_equal_op_by_op() {
     let mut in_registers = 0;
     let mut native = 0;
     for (wide, native_f16) in [(false, false), (true, false), (false, true), (true, true)] {
-        let strategy = Strategy {
-            register_chains: true,
-            arithmetic: if wide {
-                ArithmeticWidth::Avx2
-            } else {
-                ArithmeticWidth::Baseline
-            },
-            native_f16,
-            ..Strategy::PLAIN
-        };
+        let strategy = chain_strategy(wide, native_f16);
         for op in EltwiseOp::ALL {
             if op.arity() != bcast::Arity::Exactly(2) || feeds_select(op) {
                 continue;
@@ -832,16 +837,7 @@ fn register_chains_take_runs_of_whole_rows() {
     let f16c = f16c();
     let e = Expression::parse("((x - m) * r + g) * c - 2", NP).unwrap();
     for wide in [false, true] {
-        let strategy = Strategy {
-            register_chains: true,
-            arithmetic: if wide {
-                ArithmeticWidth::Avx2
-            } else {
-                ArithmeticWidth::Baseline
-            },
-            native_f16: false,
-            ..Strategy::PLAIN
-        };
+        let strategy = chain_strategy(wide, false);
         for dtype in [DType::F32, DType::F64, DType::I32, DType::BF16, DType::F16] {
             if dtype == DType::F16 && !(wide && f16c) {
                 continue;

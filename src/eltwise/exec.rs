@@ -331,6 +331,36 @@ pub(super) enum Piece {
     },
 }
 
+/// Each operand's piece of a row from position `col` on, its row starting at `offsets`.
+#[inline(always)]
+fn pieces_at<const N: usize>(
+    kinds: &[RowKind; N],
+    offsets: [isize; N],
+    col: usize,
+    row_len: usize,
+) -> [Piece; N] {
+    let mut pieces = [Piece::Run {
+        offset: 0,
+        stride: 0,
+    }; N];
+    for j in 0..N {
+        pieces[j] = match kinds[j] {
+            RowKind::Run { stride } => Piece::Run {
+                offset: offsets[j] + col as isize * stride,
+                stride,
+            },
+            RowKind::Periodic { period, stride } => Piece::Periodic {
+                offset: offsets[j],
+                stride,
+                period,
+                phase: col % period,
+                row_len,
+            },
+        };
+    }
+    pieces
+}
+
 /// Walks output positions `start .. start + len` of `plan` row by row, calling
 /// `f(pieces, from, n)` for each stretch of `n` positions starting at chunk position `from`.
 /// Every position is covered once, in order.
@@ -355,26 +385,7 @@ pub(super) fn walk<const N: usize>(
     let mut done = 0;
     loop {
         let n = (row_len - col).min(len - done);
-        let offsets = outer.offsets();
-        let mut pieces = [Piece::Run {
-            offset: 0,
-            stride: 0,
-        }; N];
-        for j in 0..N {
-            pieces[j] = match kinds[j] {
-                RowKind::Run { stride } => Piece::Run {
-                    offset: offsets[j] + col as isize * stride,
-                    stride,
-                },
-                RowKind::Periodic { period, stride } => Piece::Periodic {
-                    offset: offsets[j],
-                    stride,
-                    period,
-                    phase: col % period,
-                    row_len,
-                },
-            };
-        }
+        let pieces = pieces_at(&kinds, outer.offsets(), col, row_len);
         f(&pieces, done, n);
         done += n;
         if done == len {
@@ -417,26 +428,7 @@ pub(super) fn walk_rows<const N: usize>(
             (0, Some(&dim), Some(&at)) => ((len - done) / row_len).min(dim - at).max(1),
             _ => 1,
         };
-        let offsets = outer.offsets();
-        let mut pieces = [Piece::Run {
-            offset: 0,
-            stride: 0,
-        }; N];
-        for j in 0..N {
-            pieces[j] = match kinds[j] {
-                RowKind::Run { stride } => Piece::Run {
-                    offset: offsets[j] + col as isize * stride,
-                    stride,
-                },
-                RowKind::Periodic { period, stride } => Piece::Periodic {
-                    offset: offsets[j],
-                    stride,
-                    period,
-                    phase: col % period,
-                    row_len,
-                },
-            };
-        }
+        let pieces = pieces_at(&kinds, outer.offsets(), col, row_len);
         f(&pieces, done, n, rows, steps);
         done += n + (rows - 1) * row_len;
         if done == len {

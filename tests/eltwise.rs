@@ -1145,3 +1145,217 @@ fn large_outputs_run_in_parallel_and_match() {
     assert_eq!(s[IxDyn(&[2047, 0])], 2047.0);
     assert_eq!(s[IxDyn(&[2047, 1])], -1.0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Streaming stores
+// ---------------------------------------------------------------------------------------
+
+/// A caller's output for `expected`'s shape and type, its memory starting one element into
+/// a larger buffer (so off every line boundary), every element set to `fill`.
+fn misaligned_out<T: Clone>(shape: &[usize], fill: T) -> Vec<T> {
+    vec![fill; shape.iter().product::<usize>() + 1]
+}
+
+/// Runs `op` into a caller's array `(buf[1..] as shape)` and hands back the array.
+fn run_into_misaligned<T: Clone + bcast::Element>(
+    op: bcast::EltwiseOp,
+    inputs: &[bcast::TensorView<'_>],
+    spec: &AutoBroadcast,
+    shape: &[usize],
+    fill: T,
+    par: bcast::Parallelism<'_>,
+) -> ArrayD<T>
+where
+    for<'a> bcast::TensorViewMut<'a>: From<ndarray::ArrayViewMutD<'a, T>>,
+{
+    let mut buf = misaligned_out(shape, fill);
+    let view = ndarray::ArrayViewMutD::from_shape(IxDyn(shape), &mut buf[1..]).unwrap();
+    bcast::eltwise_view_into(op, inputs, spec, view.into(), par).unwrap();
+    ArrayD::from_shape_vec(IxDyn(shape), buf[1..].to_vec()).unwrap()
+}
+
+/// From the streaming threshold on, the element-wise writers compute each chunk a window at
+/// a time into an L1 buffer and stream it out. Forced on outputs of a few windows, with
+/// chunks cut mid-row and mid-window, every writer (binary op, comparison, variadic fold,
+/// Select; FakeQuantize and strings, which store the ordinary way, beside them) gives what
+/// ordinary stores give, bit for bit: into a fresh output, a caller's, a caller's off every
+/// line boundary, and a caller's reversed view.
+#[test]
+fn element_wise_outputs_stream_bit_for_bit() {
+    fn f32s(shape: &[usize], salt: usize) -> Tensor {
+        let n: usize = shape.iter().product();
+        let v = (0..n)
+            .map(|i| ((i * 37 + salt) % 1013) as f32 / 7.0 - 70.0)
+            .collect();
+        Tensor::F32(ArrayD::from_shape_vec(IxDyn(shape), v).unwrap())
+    }
+    let f16s = |shape: &[usize], salt: usize| match f32s(shape, salt) {
+        Tensor::F32(a) => Tensor::F16(a.mapv(f16::from_f32)),
+        _ => unreachable!(),
+    };
+    let bools = |shape: &[usize]| {
+        let n: usize = shape.iter().product();
+        Tensor::Bool(
+            ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| i % 3 == 1).collect()).unwrap(),
+        )
+    };
+    let strings = |shape: &[usize], salt: usize| {
+        let n: usize = shape.iter().product();
+        let v = (0..n).map(|i| format!("s{}", i * 7 + salt)).collect();
+        Tensor::String(ArrayD::from_shape_vec(IxDyn(shape), v).unwrap())
+    };
+    use bcast::EltwiseOp as Op;
+    let quantize = Op::FakeQuantize { levels: 256 };
+    let cases: Vec<(&str, Op, Vec<Tensor>)> = vec![
+        (
+            "row add",
+            Op::Add,
+            vec![f32s(&[9, 1100], 1), f32s(&[1100], 2)],
+        ),
+        (
+            "periodic add",
+            Op::Add,
+            vec![f32s(&[3300, 3], 1), f32s(&[3], 2)],
+        ),
+        (
+            "column greater",
+            Op::Greater,
+            vec![f32s(&[40, 1100], 1), f32s(&[40, 1], 2)],
+        ),
+        (
+            "f16 multiply",
+            Op::Multiply,
+            vec![f16s(&[5, 2100], 1), f16s(&[2100], 2)],
+        ),
+        (
+            "sum of four",
+            Op::Sum,
+            vec![
+                f32s(&[3, 40, 97], 1),
+                f32s(&[3, 40, 97], 2),
+                f32s(&[40, 1], 3),
+                f32s(&[97], 4),
+            ],
+        ),
+        (
+            "mean of five",
+            Op::Mean,
+            vec![
+                f32s(&[3, 40, 97], 1),
+                f32s(&[3, 40, 97], 2),
+                f32s(&[40, 1], 3),
+                f32s(&[97], 4),
+                f32s(&[1], 5),
+            ],
+        ),
+        (
+            "fake quantize",
+            quantize,
+            vec![
+                f32s(&[2, 6, 40, 41], 1),
+                f32s(&[1, 6, 1, 1], 2),
+                f32s(&[1, 6, 1, 1], 900),
+                f32s(&[1, 6, 1, 1], 3),
+                f32s(&[1, 6, 1, 1], 800),
+            ],
+        ),
+        (
+            "select",
+            Op::Select,
+            vec![bools(&[30, 700]), f32s(&[30, 700], 1), f32s(&[700], 2)],
+        ),
+        (
+            "select strings",
+            Op::Select,
+            vec![bools(&[30, 70]), strings(&[30, 70], 1), strings(&[70], 2)],
+        ),
+    ];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let spec = AutoBroadcast::Numpy;
+    for (name, op, inputs) in &cases {
+        let views: Vec<_> = inputs.iter().map(Tensor::view).collect();
+        // The policy streams only beyond twice the last-level cache: these are stored the
+        // ordinary way.
+        let expected = bcast::eltwise_view(*op, &views, &spec, bcast::Parallelism::Serial).unwrap();
+        let shape = expected.shape().to_vec();
+        for chunk in [None, Some(1000), Some(4097), Some(20_011)] {
+            let tuning = Tuning {
+                chunk_elems: chunk,
+                stream_stores: Some(true),
+                ..Tuning::default()
+            };
+            let (fresh, into, misaligned, reversed) = pool.install(|| {
+                with_tuning(tuning, || {
+                    let par = bcast::Parallelism::Pool(&pool);
+                    let fresh = bcast::eltwise_view(*op, &views, &spec, par).unwrap();
+                    let mut into = expected.clone();
+                    match &mut into {
+                        Tensor::F32(a) => a.fill(0.5),
+                        Tensor::F16(a) => a.fill(f16::ONE),
+                        Tensor::Bool(a) => a.fill(true),
+                        Tensor::String(a) => a.fill("old".to_string()),
+                        _ => unreachable!(),
+                    }
+                    bcast::eltwise_into_with(
+                        *op,
+                        &inputs.iter().collect::<Vec<_>>(),
+                        &spec,
+                        &mut into,
+                        par,
+                    )
+                    .unwrap();
+                    let misaligned: Tensor = match &expected {
+                        Tensor::F32(_) => Tensor::F32(run_into_misaligned(
+                            *op, &views, &spec, &shape, 0.25f32, par,
+                        )),
+                        Tensor::F16(_) => Tensor::F16(run_into_misaligned(
+                            *op,
+                            &views,
+                            &spec,
+                            &shape,
+                            f16::ONE,
+                            par,
+                        )),
+                        Tensor::Bool(_) => {
+                            Tensor::Bool(run_into_misaligned(*op, &views, &spec, &shape, true, par))
+                        }
+                        Tensor::String(_) => Tensor::String(run_into_misaligned(
+                            *op,
+                            &views,
+                            &spec,
+                            &shape,
+                            "old".to_string(),
+                            par,
+                        )),
+                        _ => unreachable!(),
+                    };
+                    // A reversed caller view (negative strides): written through the sink's
+                    // own path for a layout it cannot write in place.
+                    let mut reversed = expected.clone();
+                    let reversed = match &mut reversed {
+                        Tensor::F32(a) => {
+                            let mut v = a.view_mut();
+                            v.invert_axis(ndarray::Axis(0));
+                            bcast::eltwise_view_into(*op, &views, &spec, v.into(), par).unwrap();
+                            reversed
+                        }
+                        _ => reversed,
+                    };
+                    (fresh, into, misaligned, reversed)
+                })
+            });
+            assert_eq!(fresh, expected, "{name}: fresh, chunks {chunk:?}");
+            assert_eq!(into, expected, "{name}: into, chunks {chunk:?}");
+            assert_eq!(misaligned, expected, "{name}: misaligned, chunks {chunk:?}");
+            // Element [i, ..] of the output lies at [n - 1 - i, ..] of the reversed array.
+            if let (Tensor::F32(r), Tensor::F32(e)) = (&reversed, &expected) {
+                let mut e = e.view();
+                e.invert_axis(ndarray::Axis(0));
+                assert_eq!(r.view(), e, "{name}: reversed, chunks {chunk:?}");
+            }
+        }
+    }
+}

@@ -515,6 +515,7 @@ fn every_store_strategy_matches_the_reference() {
                     arithmetic: bcast::exec::ArithmeticWidth::Baseline,
                     register_chains: false,
                     native_f16: false,
+                    stream_eltwise: false,
                 };
                 with_strategy(strategy, || {
                     for (i, (d, t, m)) in specs.iter().enumerate() {

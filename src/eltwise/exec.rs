@@ -30,8 +30,9 @@ use crate::exec::isa::Avx2;
 #[cfg(all(target_arch = "x86_64", bcast_avx512))]
 use crate::exec::isa::Avx512;
 use crate::exec::{
-    as_init, for_each_chunk, guarded, per_line, prefetch_ahead, reserve, Ahead, ArithmeticWidth,
-    Odometer, Parallelism, Slot, Strategy, STRING_COST_BYTES,
+    as_init, copy_streaming_unfenced, for_each_chunk, guarded, per_line, prefetch_ahead, reserve,
+    store_fence, stream_eltwise_stores, Ahead, ArithmeticWidth, Odometer, Parallelism, Slot,
+    Strategy, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -497,6 +498,77 @@ pub(crate) trait Writer<C>: Sync {
     fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError>;
 }
 
+/// The part of a [`Writer`] that is the op's own: output positions `start .. start +
+/// chunk.len()` of its plan, every slot written. [`write_chunks`] cuts the output and
+/// decides how the slots reach memory.
+pub(crate) trait ChunkWriter<C>: Sync {
+    fn chunk<S: Slot<C>>(&self, start: usize, chunk: &mut [S]);
+}
+
+/// Output bytes a streamed chunk computes at a time into a buffer that stays in L1 (as the
+/// broadcast copies' window).
+const STREAM_WINDOW_BYTES: usize = 16 << 10;
+
+/// Writes all of `out` with `writer`, chunk by chunk ([`for_each_chunk`], `cost_bytes` per
+/// element).
+///
+/// From the machine's streaming threshold on, where the strategy says so
+/// ([`stream_eltwise_stores`], decided on the whole output), an output of plain data (no drop glue: the numbers and bool) is written a window
+/// at a time into a buffer in L1 and streamed out from there (the broadcast copies' way): an
+/// ordinary store first reads its line from memory, so an output beyond the last-level cache
+/// would cross the memory bus twice. Strings are written in place.
+fn write_chunks<C: Send, S: Slot<C>>(
+    writer: &impl ChunkWriter<C>,
+    out: &mut [S],
+    cost_bytes: usize,
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    let size = std::mem::size_of::<C>();
+    let plain = !std::mem::needs_drop::<C>() && size > 0;
+    if !(plain && stream_eltwise_stores(out.len().saturating_mul(size))) {
+        return for_each_chunk(out, cost_bytes, par, |start, chunk| {
+            writer.chunk(start, chunk);
+        });
+    }
+    let window = (STREAM_WINDOW_BYTES / size).max(1);
+    for_each_chunk(out, cost_bytes, par, |start, chunk| {
+        let mut buf: Vec<MaybeUninit<C>> = Vec::new();
+        buf.resize_with(window.min(chunk.len()), MaybeUninit::uninit);
+        let mut at = start;
+        for out in chunk.chunks_mut(window) {
+            let values = &mut buf[..out.len()];
+            writer.chunk(at, values);
+            // SAFETY: `writer` wrote every slot of `values` (the trait's contract); `C` has
+            // no drop glue, so the values it replaces in `out` need no drop.
+            unsafe { stream_out(out, values) };
+            at += out.len();
+        }
+        store_fence();
+    })
+}
+
+/// Moves `values` over `out` (of equal length) with streaming stores (no fence).
+///
+/// # Safety
+/// Every slot of `values` holds a `C`; `C` has no drop glue. `C` is one of this crate's
+/// element types without drop glue (numbers and bool), so a value's every byte is
+/// initialised.
+unsafe fn stream_out<C, S: Slot<C>>(out: &mut [S], values: &[MaybeUninit<C>]) {
+    assert_eq!(out.len(), values.len(), "stream_out: lengths");
+    let bytes = std::mem::size_of_val(values);
+    // SAFETY: `S` has the layout of `C` (the `Slot` contract), so `out` is `bytes` long;
+    // the two do not overlap (one is borrowed mutably); the bytes of `values` are initialised
+    // (the caller's contract), and any bytes are valid `MaybeUninit<u8>`s. The caller's `C`
+    // needs no drop, so overwriting `out`'s values byte for byte drops nothing.
+    let (dst, src) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<u8>>(), bytes),
+            std::slice::from_raw_parts(values.as_ptr().cast::<MaybeUninit<u8>>(), bytes),
+        )
+    };
+    copy_streaming_unfenced(dst, src);
+}
+
 /// Where an op's output goes: [`Fresh`] (a new array) or [`Into`] (a caller's array). Each
 /// entry point names its destination's type, so a fresh run returns the array itself.
 pub(crate) trait Sink<C: Send> {
@@ -645,6 +717,7 @@ where
         ops: (Operand::of(&a), Operand::of(&b)),
         kernel,
         par,
+        wide: wide_isa(),
     };
     sink.finish(&plan, &writer)
 }
@@ -654,6 +727,8 @@ struct BinaryWriter<'p, 'v, A, B, K> {
     ops: (Operand<'v, A>, Operand<'v, B>),
     kernel: &'p K,
     par: Parallelism<'p>,
+    /// [`wide_isa`], found once per run on the calling thread.
+    wide: Option<Avx2>,
 }
 
 impl<A, B, C, K> Writer<C> for BinaryWriter<'_, '_, A, B, K>
@@ -664,25 +739,31 @@ where
     K: BinaryKernel<A, B, C>,
 {
     fn write<S: Slot<C>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
-        let (plan, (a, b), kernel) = (self.plan, self.ops, self.kernel);
-        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        assert_eq!(out.len(), self.plan.len(), "eltwise: output length");
         if out.is_empty() {
             return Ok(());
         }
-        let wide = wide_isa();
-        for_each_chunk(
-            out,
-            cost_bytes::<C>(),
-            self.par,
-            |start, chunk| match wide {
-                // SAFETY: the token proves the CPU runs AVX2.
-                #[cfg(target_arch = "x86_64")]
-                Some(token) => unsafe {
-                    write_binary_chunk_avx2(token, plan, (a, b), kernel, start, chunk)
-                },
-                _ => write_binary_chunk(plan, (a, b), kernel, start, chunk),
+        write_chunks(self, out, cost_bytes::<C>(), self.par)
+    }
+}
+
+impl<A, B, C, K> ChunkWriter<C> for BinaryWriter<'_, '_, A, B, K>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Send,
+    K: BinaryKernel<A, B, C>,
+{
+    fn chunk<S: Slot<C>>(&self, start: usize, chunk: &mut [S]) {
+        let (plan, (a, b), kernel) = (self.plan, self.ops, self.kernel);
+        match self.wide {
+            // SAFETY: the token proves the CPU runs AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Some(token) => unsafe {
+                write_binary_chunk_avx2(token, plan, (a, b), kernel, start, chunk)
             },
-        )
+            _ => write_binary_chunk(plan, (a, b), kernel, start, chunk),
+        }
     }
 }
 
@@ -885,28 +966,31 @@ struct SelectWriter<'p, 'v, T> {
 
 impl<T: Clone + Send + Sync> Writer<T> for SelectWriter<'_, '_, T> {
     fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
-        let (plan, (t, c, e)) = (self.plan, self.ops);
-        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        assert_eq!(out.len(), self.plan.len(), "eltwise: output length");
         if out.is_empty() {
             return Ok(());
         }
-        for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
-            walk(plan, start, chunk.len(), |pieces, from, n| {
-                let run = |p: &Piece| match *p {
-                    Piece::Run { offset, stride } => (offset, stride),
-                    // The plan was built without periodic rows.
-                    Piece::Periodic { .. } => unreachable!("select plans have no periodic rows"),
-                };
-                let ((ot, st), (oc, sc), (oe, se)) =
-                    (run(&pieces[0]), run(&pieces[1]), run(&pieces[2]));
-                // SAFETY: the pieces come from walking `plan`, built from the views `t`, `c`
-                // and `e` point into, over output positions of this chunk, so each of the `n`
-                // offsets of each run is an element of its view.
-                let (st, sc, se) =
-                    unsafe { (t.run(ot, st, n), c.run(oc, sc, n), e.run(oe, se, n)) };
-                select_block(sc, st, se, &mut chunk[from..from + n]);
-            });
-        })
+        write_chunks(self, out, cost_bytes::<T>(), self.par)
+    }
+}
+
+impl<T: Clone + Send + Sync> ChunkWriter<T> for SelectWriter<'_, '_, T> {
+    fn chunk<S: Slot<T>>(&self, start: usize, chunk: &mut [S]) {
+        let (plan, (t, c, e)) = (self.plan, self.ops);
+        walk(plan, start, chunk.len(), |pieces, from, n| {
+            let run = |p: &Piece| match *p {
+                Piece::Run { offset, stride } => (offset, stride),
+                // The plan was built without periodic rows.
+                Piece::Periodic { .. } => unreachable!("select plans have no periodic rows"),
+            };
+            let ((ot, st), (oc, sc), (oe, se)) =
+                (run(&pieces[0]), run(&pieces[1]), run(&pieces[2]));
+            // SAFETY: the pieces come from walking `plan`, built from the views `t`, `c`
+            // and `e` point into, over output positions of this chunk, so each of the `n`
+            // offsets of each run is an element of its view.
+            let (st, sc, se) = unsafe { (t.run(ot, st, n), c.run(oc, sc, n), e.run(oe, se, n)) };
+            select_block(sc, st, se, &mut chunk[from..from + n]);
+        });
     }
 }
 
@@ -1185,31 +1269,40 @@ where
     G: Fn(T, usize) -> T + Sync,
 {
     fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
-        let plan = self.plan;
-        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        assert_eq!(out.len(), self.plan.len(), "eltwise: output length");
         if out.is_empty() {
             return Ok(());
         }
-        for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
-            let mut tiles: [Tile<T>; N] = std::array::from_fn(|_| Tile::new());
-            walk(plan, start, chunk.len(), |pieces, from, n| {
-                // SAFETY: the pieces come from walking `plan`, built from the views the
-                // first `count` operands point into, over output positions of this chunk.
-                unsafe {
-                    nary_stretch(
-                        &self.ops,
-                        self.count,
-                        &mut tiles,
-                        pieces,
-                        n,
-                        |srcs, at, m| {
-                            let out = &mut chunk[from + at..from + at + m];
-                            self.fold.block(&srcs[..self.count], self.pass, out);
-                        },
-                    )
-                };
-            });
-        })
+        write_chunks(self, out, cost_bytes::<T>(), self.par)
+    }
+}
+
+impl<T, F0, F, G, const N: usize> ChunkWriter<T> for FoldWriter<'_, '_, T, Fold<F0, F, G>, N>
+where
+    T: Copy + Default + Send + Sync,
+    F0: Fn(T) -> T + Sync,
+    F: Fn(T, T) -> T + Sync,
+    G: Fn(T, usize) -> T + Sync,
+{
+    fn chunk<S: Slot<T>>(&self, start: usize, chunk: &mut [S]) {
+        let mut tiles: [Tile<T>; N] = std::array::from_fn(|_| Tile::new());
+        walk(self.plan, start, chunk.len(), |pieces, from, n| {
+            // SAFETY: the pieces come from walking `plan`, built from the views the first
+            // `count` operands point into, over output positions of this chunk.
+            unsafe {
+                nary_stretch(
+                    &self.ops,
+                    self.count,
+                    &mut tiles,
+                    pieces,
+                    n,
+                    |srcs, at, m| {
+                        let out = &mut chunk[from + at..from + at + m];
+                        self.fold.block(&srcs[..self.count], self.pass, out);
+                    },
+                )
+            };
+        });
     }
 }
 
@@ -1388,24 +1481,36 @@ where
     F: QuantizeBody<T>,
 {
     fn write<S: Slot<T>>(&self, out: &mut [S]) -> Result<(), BroadcastError> {
-        let plan = self.plan;
-        assert_eq!(out.len(), plan.len(), "eltwise: output length");
+        assert_eq!(out.len(), self.plan.len(), "eltwise: output length");
         if out.is_empty() {
             return Ok(());
         }
+        // Stored the ordinary way at any size: through the streamed window, FakeQuantize's
+        // row (a division and a rounding per element) ran no faster at 1 GiB on Intel, and
+        // slower on one thread (benches/RESULTS.md).
         for_each_chunk(out, cost_bytes::<T>(), self.par, |start, chunk| {
-            let mut tiles: [Tile<T>; 5] = std::array::from_fn(|_| Tile::new());
-            walk(plan, start, chunk.len(), |pieces, from, n| {
-                // SAFETY: the pieces come from walking `plan`, built from the five views
-                // `ops` point into, over output positions of this chunk.
-                unsafe {
-                    nary_stretch(&self.ops, 5, &mut tiles, pieces, n, |srcs, at, m| {
-                        self.kernel
-                            .block(srcs, &mut chunk[from + at..from + at + m]);
-                    })
-                };
-            });
+            self.chunk(start, chunk);
         })
+    }
+}
+
+impl<T, F> ChunkWriter<T> for QuantizeWriter<'_, '_, T, F>
+where
+    T: Copy + Send + Sync,
+    F: QuantizeBody<T>,
+{
+    fn chunk<S: Slot<T>>(&self, start: usize, chunk: &mut [S]) {
+        let mut tiles: [Tile<T>; 5] = std::array::from_fn(|_| Tile::new());
+        walk(self.plan, start, chunk.len(), |pieces, from, n| {
+            // SAFETY: the pieces come from walking `plan`, built from the five views `ops`
+            // point into, over output positions of this chunk.
+            unsafe {
+                nary_stretch(&self.ops, 5, &mut tiles, pieces, n, |srcs, at, m| {
+                    self.kernel
+                        .block(srcs, &mut chunk[from + at..from + at + m]);
+                })
+            };
+        });
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) use guard::guarded;
 pub use machine::{Machine, Policy};
 pub use odometer::Odometer;
 pub use parallel::{for_each_chunk, threads, threads_for, with_tuning, Tuning};
-pub(crate) use parallel::{stream_stores, CHUNKS_PER_THREAD};
+pub(crate) use parallel::{stream_eltwise_stores, stream_stores, CHUNKS_PER_THREAD};
 pub(crate) use prefetch::{per_line, prefetch_ahead, Ahead};
 pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, uninit_slots, Slot};

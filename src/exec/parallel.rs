@@ -90,6 +90,15 @@ pub(crate) fn stream_stores(bytes: usize) -> bool {
         .unwrap_or_else(|| bytes >= Policy::get().stream_from_bytes)
 }
 
+/// Whether a whole element-wise op streams a plain-data output of `bytes`: where the
+/// strategy in force says so ([`super::Strategy::stream_eltwise`]), as [`stream_stores`]
+/// decides; a [`Tuning`] that forces streaming on or off decides whatever the strategy.
+pub(crate) fn stream_eltwise_stores(bytes: usize) -> bool {
+    TUNING.with(Cell::get).stream_stores.unwrap_or_else(|| {
+        super::Strategy::get().stream_eltwise && bytes >= Policy::get().stream_from_bytes
+    })
+}
+
 /// The threads an executor uses on `par` for a job of about `bytes` of memory traffic: the
 /// machine's [`Policy::threads_for`], with a [`Tuning`]'s `serial_below_bytes` in force; 1 for
 /// [`Parallelism::Serial`].

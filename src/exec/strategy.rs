@@ -96,14 +96,20 @@ pub struct Strategy {
     /// CPU has them (the same bits as widening to f32 and rounding after each op, the way
     /// the ops alone compute), rather than widening through F16C.
     pub native_f16: bool,
+    /// Whole element-wise ops (two-operand ops, Select, the variadic folds; not
+    /// FakeQuantize, measured no faster so) write an output beyond the streaming threshold ([`super::Policy::stream_from_bytes`])
+    /// a 16 KiB window at a time into a buffer in L1, streamed out with non-temporal stores,
+    /// rather than storing it the ordinary way (each line read before it is written).
+    pub stream_eltwise: bool,
 }
 
 impl Strategy {
     /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
     /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon; the memory-bound
     /// element-wise loops at the baseline width, FakeQuantize's at AVX-512, fused chains in
-    /// registers at AVX2, f16 chains natively where the CPU has AVX512-FP16 (the last three
-    /// measured on the 2-vCPU Xeon).
+    /// registers at AVX2, f16 chains natively where the CPU has AVX512-FP16, whole
+    /// element-wise ops streamed beyond the threshold (the last four measured on the 2-vCPU
+    /// Xeon).
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
@@ -113,6 +119,7 @@ impl Strategy {
         arithmetic: ArithmeticWidth::Avx512,
         register_chains: true,
         native_f16: true,
+        stream_eltwise: true,
     };
 
     /// AMD (measured on a 2-vCPU EPYC, Zen 5): `rep stos` and `rep movsb` (glibc's `memcpy`
@@ -120,8 +127,8 @@ impl Strategy {
     /// L1 window costs a third of the streaming store rate, and the hardware prefetchers
     /// follow the element-wise loops' streams without hints (the hints cost time); the
     /// element-wise loops compiled for AVX2 are as fast or faster (byte-wide ops most).
-    /// FakeQuantize's loop and register chains were not measured on AMD: the baseline and
-    /// the block path.
+    /// FakeQuantize's loop, register chains and streamed element-wise outputs were not
+    /// measured on AMD: the baseline, the block path and ordinary stores.
     pub const AMD: Strategy = Strategy {
         fill: FillStores::Vector,
         row_copy: RowCopies::Lines,
@@ -131,6 +138,7 @@ impl Strategy {
         arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
+        stream_eltwise: false,
     };
 
     /// Any other CPU: nothing measured, so the plain strategies.
@@ -143,6 +151,7 @@ impl Strategy {
         arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
+        stream_eltwise: false,
     };
 
     /// The table's entry for `vendor`.
@@ -192,7 +201,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -212,6 +221,8 @@ impl Strategy {
                 ("chains", "blocks") => self.register_chains = false,
                 ("f16", "native") => self.native_f16 = true,
                 ("f16", "widened") => self.native_f16 = false,
+                ("eltwise-stream", "window") => self.stream_eltwise = true,
+                ("eltwise-stream", "none") => self.stream_eltwise = false,
                 _ => return Err(bad()),
             }
         }
@@ -237,7 +248,7 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={},f16={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={},f16={},eltwise-stream={}",
             self.prefetch_ahead,
             width(self.wide_eltwise),
             match self.arithmetic {
@@ -246,7 +257,8 @@ impl fmt::Display for Strategy {
                 ArithmeticWidth::Avx512 => "avx512",
             },
             if self.register_chains { "registers" } else { "blocks" },
-            if self.native_f16 { "native" } else { "widened" }
+            if self.native_f16 { "native" } else { "widened" },
+            if self.stream_eltwise { "window" } else { "none" }
         )
     }
 }
@@ -317,7 +329,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx512,chains=registers,f16=native",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window",
             )
             .unwrap();
         assert_eq!(
@@ -331,6 +343,7 @@ mod tests {
                 arithmetic: ArithmeticWidth::Avx512,
                 register_chains: true,
                 native_f16: true,
+                stream_eltwise: true,
             }
         );
         assert_eq!(Strategy::PLAIN.with_overrides(&s.to_string()).unwrap(), s);

@@ -244,9 +244,37 @@ fn operand(shape: &[usize], dtype: DType, salt: usize) -> Tensor {
     }
 }
 
+/// Outputs below this many bytes measure a call's overhead: `--mib` leaves them as they are.
+const SCALED_FROM_BYTES: usize = 1 << 20;
+
 impl EltCase {
-    /// The case's inputs (Select: cond, then, else).
+    /// The inputs' shapes, in [`EltCase::inputs_for`]'s order; with `bytes`, the output
+    /// scaled to about that many bytes ([`crate::bench_fused::scale_leading_axis`]), unless
+    /// the case is smaller than [`SCALED_FROM_BYTES`].
+    pub fn shapes(&self, bytes: Option<usize>) -> Vec<Vec<usize>> {
+        let mut shapes: Vec<Vec<usize>> = match self.op {
+            Some(_) => [self.a, self.b]
+                .iter()
+                .chain(self.more)
+                .map(|s| s.to_vec())
+                .collect(),
+            None => vec![self.a.to_vec(), self.b.to_vec(), self.c.to_vec()],
+        };
+        let size = self.dtype.size();
+        let out_bytes = crate::bench_fused::output_len(&shapes) * size;
+        if let Some(bytes) = bytes.filter(|_| out_bytes >= SCALED_FROM_BYTES) {
+            crate::bench_fused::scale_leading_axis(&mut shapes, size, bytes);
+        }
+        shapes
+    }
+
+    /// The case's inputs at its own size (Select: cond, then, else).
     pub fn inputs(&self) -> Vec<Tensor> {
+        self.inputs_for(&self.shapes(None))
+    }
+
+    /// The case's inputs of `shapes` ([`EltCase::shapes`]).
+    pub fn inputs_for(&self, shapes: &[Vec<usize>]) -> Vec<Tensor> {
         match self.op {
             // (f32 bounds: the case is f32.) Bounds as a calibrated INT8 model has them: the input range holds most values
             // (the data lie in 0.5..=125.5; the bounds 0.5..=13 and 113..=125.5, per
@@ -259,25 +287,24 @@ impl EltCase {
                         .expect("length is the shape's product")
                         .into()
                 };
-                let [il, ih, ol, oh] = [self.b, self.more[0], self.more[1], self.more[2]];
+                let [x, il, ih, ol, oh] = [0, 1, 2, 3, 4].map(|j| shapes[j].as_slice());
                 vec![
-                    operand(self.a, self.dtype, 0),
+                    operand(x, self.dtype, 0),
                     bound(il, 3, 0.45, 1.0),
                     bound(ih, 6, 125.55, -1.0),
                     bound(ol, 9, 0.0, -1.0),
                     bound(oh, 12, 0.0, 1.0),
                 ]
             }
-            Some(_) => [self.a, self.b]
+            Some(_) => shapes
                 .iter()
-                .chain(self.more)
                 .enumerate()
                 .map(|(j, shape)| operand(shape, self.dtype, 3 * j))
                 .collect(),
             None => vec![
-                operand(self.a, DType::Bool, 0),
-                operand(self.b, self.dtype, 1),
-                operand(self.c, self.dtype, 2),
+                operand(&shapes[0], DType::Bool, 0),
+                operand(&shapes[1], self.dtype, 1),
+                operand(&shapes[2], self.dtype, 2),
             ],
         }
     }
@@ -334,12 +361,8 @@ impl EltCase {
     }
 
     /// Whether an input holds as many elements as the output (the copy bound applies).
-    fn has_output_sized_input(&self, out_len: usize) -> bool {
-        self.op.is_none()
-            || [self.a, self.b]
-                .iter()
-                .chain(self.more)
-                .any(|s| s.iter().product::<usize>() == out_len)
+    fn has_output_sized_input(&self, inputs: &[Tensor], out_len: usize) -> bool {
+        self.op.is_none() || inputs.iter().any(|t| t.len() == out_len)
     }
 }
 
@@ -428,12 +451,13 @@ impl FillBytes for bool {
 /// Any error of the op itself.
 pub fn measure_elt(
     case: &EltCase,
+    bytes: Option<usize>,
     pool: &rayon::ThreadPool,
     threads: usize,
     budget: Duration,
 ) -> Result<EltMeasurement, BroadcastError> {
     let par = Parallelism::Pool(pool);
-    let inputs = case.inputs();
+    let inputs = case.inputs_for(&case.shapes(bytes));
     let mut out = pool.install(|| case.run(&inputs))?;
     let out_len = out.len();
     let bytes = out_len * out.dtype().size();
@@ -482,7 +506,7 @@ pub fn measure_elt(
         median(&mut f).min(median(&mut m)),
         median(&mut a),
     );
-    let copy_bound = case.has_output_sized_input(out_len);
+    let copy_bound = case.has_output_sized_input(&inputs, out_len);
     let bound = if copy_bound { gbps(copy) } else { gbps(fill) };
     // Bytes the kernel must move (every input read once, the output written) against the
     // bytes its bound moves per output byte (a copy reads and writes; a fill writes).
@@ -522,6 +546,7 @@ pub fn measure_elt(
 /// The first measuring or writing error, as a message.
 pub fn run_group(
     names: &[String],
+    bytes: Option<usize>,
     pool: &rayon::ThreadPool,
     threads: usize,
     budget: Duration,
@@ -557,7 +582,7 @@ pub fn run_group(
         .map_err(io)?;
     }
     for case in cases {
-        let m = measure_elt(case, pool, threads, budget).map_err(|e| e.to_string())?;
+        let m = measure_elt(case, bytes, pool, threads, budget).map_err(|e| e.to_string())?;
         let line = if json {
             serde_json::to_string(&m).map_err(|e| e.to_string())?
         } else {
@@ -602,7 +627,36 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
-        let m = measure_elt(tiny, &pool, 1, Duration::from_millis(10)).unwrap();
+        let m = measure_elt(tiny, None, &pool, 1, Duration::from_millis(10)).unwrap();
         assert!(m.kernel_gbps > 0.0 && m.bytes == 48);
+    }
+
+    #[test]
+    fn scaled_cases_keep_their_pattern() {
+        let gib = Some(1 << 30);
+        let shapes = |name: &str| find_elt(name).unwrap().shapes(gib);
+        // Both operands span the leading axis.
+        assert_eq!(
+            shapes("column_sub_f32"),
+            [vec![131_072, 2048], vec![131_072, 1]]
+        );
+        // A leading 1: the output-sized input grows, the per-channel bounds stay.
+        let fq = shapes("fake_quantize_per_channel_f32");
+        assert_eq!(fq[0], [16, 64, 512, 512]);
+        assert!(fq[1..].iter().all(|s| s == &[1, 64, 1, 1]));
+        assert_eq!(shapes("outer_add_f32"), [vec![65_536, 1], vec![1, 4096]]);
+        assert_eq!(shapes("sum4_f32")[3], [512]);
+        // A call's overhead keeps its size.
+        assert_eq!(shapes("tiny_add_f32"), [vec![3, 1], vec![4]]);
+        // Every other case grows to about the size asked for (its inputs are not built:
+        // a GiB each).
+        for case in ELT_CASES.iter().filter(|c| c.name != "tiny_add_f32") {
+            let bytes = crate::bench_fused::output_len(&case.shapes(gib)) * case.dtype.size();
+            assert!(
+                (bytes as f64 / f64::from(1 << 30) - 1.0).abs() < 0.1,
+                "{}: {bytes}",
+                case.name
+            );
+        }
     }
 }

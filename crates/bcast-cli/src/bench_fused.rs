@@ -245,37 +245,55 @@ fn zero(dtype: DType) -> Result<Tensor, BroadcastError> {
     operand(&[], dtype, 125)
 }
 
+/// Scales a bench case's input `shapes` (elements of `elem_size` bytes) so that the output
+/// holds about `bytes`, keeping the case's pattern: the leading axis of the output is scaled
+/// in every input of the output's rank that spans it; where that axis is 1 (`[1, C, H, W]`),
+/// in the output-sized inputs only, so per-channel operands stay per channel.
+pub fn scale_leading_axis(shapes: &mut [Vec<usize>], elem_size: usize, bytes: usize) {
+    let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
+    if rank == 0 {
+        return;
+    }
+    let lead = shapes
+        .iter()
+        .filter(|s| s.len() == rank)
+        .map(|s| s[0])
+        .max()
+        .unwrap_or(1);
+    let out_len = output_len(shapes);
+    let now = out_len.saturating_mul(elem_size).max(1);
+    let dim = ((lead as f64) * bytes as f64 / now as f64).round().max(1.0) as usize;
+    for s in shapes
+        .iter_mut()
+        .filter(|s| s.len() == rank && s[0] == lead)
+    {
+        if lead > 1 || s.iter().product::<usize>() == out_len {
+            s[0] = dim;
+        }
+    }
+}
+
+/// Elements of the output of inputs of `shapes` under numpy's rule (each axis, aligned from
+/// the right, as long as its longest input's).
+pub fn output_len(shapes: &[Vec<usize>]) -> usize {
+    let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
+    (0..rank)
+        .map(|k| {
+            shapes
+                .iter()
+                .filter_map(|s| s.len().checked_sub(rank - k).map(|at| s[at]))
+                .max()
+                .unwrap_or(1)
+        })
+        .product()
+}
+
 impl FusedCase {
-    /// The inputs' shapes; with `bytes`, the leading axis of the output (and of every input
-    /// of the output's rank that spans it) scaled so the output holds about `bytes`.
+    /// The inputs' shapes; with `bytes`, scaled as [`scale_leading_axis`] does.
     pub fn shapes(&self, bytes: Option<usize>) -> Vec<Vec<usize>> {
         let mut shapes: Vec<Vec<usize>> = self.inputs.iter().map(|(_, s)| s.to_vec()).collect();
-        let Some(bytes) = bytes.filter(|_| self.scalable) else {
-            return shapes;
-        };
-        let rank = shapes.iter().map(Vec::len).max().unwrap_or(0);
-        let lead = shapes
-            .iter()
-            .filter(|s| s.len() == rank)
-            .map(|s| s[0])
-            .max()
-            .unwrap_or(1);
-        if rank == 0 || lead <= 1 {
-            return shapes;
-        }
-        let now = shapes
-            .iter()
-            .map(|s| s.iter().product::<usize>())
-            .max()
-            .unwrap_or(1)
-            .saturating_mul(self.dtype.size())
-            .max(1);
-        let dim = ((lead as f64) * bytes as f64 / now as f64).round().max(1.0) as usize;
-        for s in shapes
-            .iter_mut()
-            .filter(|s| s.len() == rank && s[0] == lead)
-        {
-            s[0] = dim;
+        if let Some(bytes) = bytes.filter(|_| self.scalable) {
+            scale_leading_axis(&mut shapes, self.dtype.size(), bytes);
         }
         shapes
     }

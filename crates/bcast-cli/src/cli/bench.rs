@@ -25,8 +25,9 @@ pub struct BenchArgs {
     /// result per case and count). Default: all cores.
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
     threads: Vec<usize>,
-    /// Scale every case's output to about this many MiB, keeping its pattern (the largest
-    /// broadcast axis is scaled).
+    /// Scale every case's output to about this many MiB, keeping its pattern (broadcasts:
+    /// the largest broadcast axis; element-wise and fused cases: the output's leading axis;
+    /// cases that measure a call's overhead keep their size).
     #[arg(long, value_name = "MIB")]
     mib: Option<f64>,
     /// Run only this group (repeatable; default: every group): `broadcast`, `reduce`,
@@ -116,9 +117,12 @@ pub fn main(args: BenchArgs) -> CliResult {
         writeln!(stdout, "{line}").map_err(io_error)?;
         stdout.flush().map_err(io_error)?;
     }
+    // `--mib` scales the element-wise and fused cases too (their leading axis).
+    let scaled_bytes = args.mib.map(|m| (m * f64::from(1 << 20)) as usize);
     for (threads, pool) in pools.iter().filter(|_| runs(Group::Eltwise)) {
         bcast_cli::bench_eltwise::run_group(
             &args.cases,
+            scaled_bytes,
             pool,
             *threads,
             budget,
@@ -126,11 +130,10 @@ pub fn main(args: BenchArgs) -> CliResult {
             &mut stdout,
         )?;
     }
-    let fused_bytes = args.mib.map(|m| (m * f64::from(1 << 20)) as usize);
     for (threads, pool) in pools.iter().filter(|_| runs(Group::Fused)) {
         bcast_cli::bench_fused::run_group(
             &args.cases,
-            fused_bytes,
+            scaled_bytes,
             pool,
             *threads,
             budget,

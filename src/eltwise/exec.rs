@@ -501,6 +501,12 @@ pub(crate) trait Writer<C>: Sync {
 /// The part of a [`Writer`] that is the op's own: output positions `start .. start +
 /// chunk.len()` of its plan, every slot written. [`write_chunks`] cuts the output and
 /// decides how the slots reach memory.
+///
+/// The two-operand writer's `chunk` is `#[inline(always)]`, and so is the stretch closure it
+/// hands to [`walk`]: inlined into [`for_each_chunk`]'s call for a serial run, `start` is the
+/// constant 0 and the walk's first position costs no divisions. Left to the inliner, a tiny
+/// add ran about 350 more instructions a call. The other writers are left to the inliner:
+/// forced, Select's rows ran slower (benches/RESULTS.md).
 pub(crate) trait ChunkWriter<C>: Sync {
     fn chunk<S: Slot<C>>(&self, start: usize, chunk: &mut [S]);
 }
@@ -513,10 +519,11 @@ const STREAM_WINDOW_BYTES: usize = 16 << 10;
 /// element).
 ///
 /// From the machine's streaming threshold on, where the strategy says so
-/// ([`stream_eltwise_stores`], decided on the whole output), an output of plain data (no drop glue: the numbers and bool) is written a window
-/// at a time into a buffer in L1 and streamed out from there (the broadcast copies' way): an
-/// ordinary store first reads its line from memory, so an output beyond the last-level cache
-/// would cross the memory bus twice. Strings are written in place.
+/// ([`stream_eltwise_stores`], decided on the whole output), an output of plain data (no drop
+/// glue: the numbers and bool) is written a window at a time into a buffer in L1 and
+/// streamed out from there (the broadcast copies' way): an ordinary store first reads its
+/// line from memory, so an output beyond the last-level cache would cross the memory bus
+/// twice. Strings are written in place.
 fn write_chunks<C: Send, S: Slot<C>>(
     writer: &impl ChunkWriter<C>,
     out: &mut [S],
@@ -754,6 +761,7 @@ where
     C: Send,
     K: BinaryKernel<A, B, C>,
 {
+    #[inline(always)]
     fn chunk<S: Slot<C>>(&self, start: usize, chunk: &mut [S]) {
         let (plan, (a, b), kernel) = (self.plan, self.ops, self.kernel);
         match self.wide {
@@ -817,20 +825,26 @@ fn write_binary_chunk<A, B, C, K, S>(
 {
     let (mut ta, mut tb) = (Tile::new(), Tile::new());
     let len = chunk.len();
-    walk(plan, start, len, |pieces, from, n| {
-        // SAFETY: the pieces come from walking `plan`, built from the very views `a` and `b`
-        // point into, over output positions of this chunk: every offset they describe is an
-        // element of the matching view.
-        unsafe {
-            binary_stretch(
-                kernel,
-                (a, b),
-                (&mut ta, &mut tb),
-                pieces,
-                &mut chunk[from..from + n],
-            )
-        };
-    });
+    walk(
+        plan,
+        start,
+        len,
+        #[inline(always)]
+        |pieces, from, n| {
+            // SAFETY: the pieces come from walking `plan`, built from the very views `a` and
+            // `b` point into, over output positions of this chunk: every offset they describe
+            // is an element of the matching view.
+            unsafe {
+                binary_stretch(
+                    kernel,
+                    (a, b),
+                    (&mut ta, &mut tb),
+                    pieces,
+                    &mut chunk[from..from + n],
+                )
+            };
+        },
+    );
 }
 
 /// One stretch of a binary op, cut where a periodic operand's tile runs out.

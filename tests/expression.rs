@@ -543,9 +543,11 @@ fn every_plan_width_reads_its_inputs_in_place() {
 #[test]
 fn big_outputs_split_and_stream_identically() {
     // Long rows, a periodic operand ([3] under [.., 3]) and a column operand, on a pool.
+    // Only `x` holds NaNs: where two NaNs meet, which one comes out is the compiled
+    // instruction's operand order (`register_chains_take_runs_of_whole_rows` says more).
     let x = tensor(DType::F32, &[300, 513, 3], 80, false);
-    let p = tensor(DType::F32, &[3], 81, false);
-    let col = tensor(DType::F32, &[300, 1, 1], 82, false);
+    let p = finite(tensor(DType::F32, &[3], 81, false));
+    let col = finite(tensor(DType::F32, &[300, 1, 1], 82, false));
     let e = Expression::parse("(x + p) * col - x", NP).unwrap();
     let inputs = [x, p, col];
     let serial = e.evaluate(&views(&inputs), Parallelism::Serial).unwrap();
@@ -685,23 +687,41 @@ fn avx512fp16() -> bool {
     false
 }
 
-/// Register chains on, at AVX2 (`wide`) or the baseline, on f16 values where `native_f16`.
-fn chain_strategy(wide: bool, native_f16: bool) -> Strategy {
+/// Whether this build and CPU compute f32 chains in AVX-512 registers (the build needs Rust
+/// 1.89, `build.rs`).
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+fn avx512() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx2") && has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512dq")
+}
+
+#[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
+fn avx512() -> bool {
+    false
+}
+
+/// The arithmetic widths a chain may run at: the baseline, AVX2 (F16C's widening, the
+/// vectoriser's lanes) and AVX-512 (f32 in 64-byte registers, `fp32.rs`).
+const WIDTHS: [ArithmeticWidth; 3] = [
+    ArithmeticWidth::Baseline,
+    ArithmeticWidth::Avx2,
+    ArithmeticWidth::Avx512,
+];
+
+/// Register chains on, at `width`, on f16 values where `native_f16`.
+fn chain_strategy(width: ArithmeticWidth, native_f16: bool) -> Strategy {
     Strategy {
         register_chains: true,
-        arithmetic: if wide {
-            ArithmeticWidth::Avx2
-        } else {
-            ArithmeticWidth::Baseline
-        },
+        arithmetic: width,
         native_f16,
         ..Strategy::PLAIN
     }
 }
 
 /// Linear chains run with their running value in registers (`chain.rs`) where the strategy
-/// says so, at both arithmetic widths, and f16 ones widened and native (AVX512-FP16, where
-/// the CPU has it): every two-operand op of every type, the running value
+/// says so, at every arithmetic width (f32 in AVX-512 registers where the CPU has them), and
+/// f16 ones widened and native (AVX512-FP16, where the CPU has it): every two-operand op of
+/// every type, the running value
 /// as first and as second operand, beside a row broadcast along the output, one value per
 /// row and a literal, over rows long enough for whole groups of lanes and starting at every
 /// alignment (rows of an odd length). Each result must be the op-by-op bits (and `check`
@@ -713,10 +733,16 @@ fn register_chains_equal_op_by_op() {
     if !fp16 {
         eprintln!("this CPU or compiler has no AVX512-FP16: f16 chains checked widened only");
     }
+    let zmm = avx512();
+    if !zmm {
+        eprintln!("this CPU or compiler has no AVX-512: f32 chains checked at AVX2 at most");
+    }
     let mut in_registers = 0;
     let mut native = 0;
-    for (wide, native_f16) in [(false, false), (true, false), (false, true), (true, true)] {
-        let strategy = chain_strategy(wide, native_f16);
+    let mut f32x16 = 0;
+    for (width, native_f16) in WIDTHS.iter().flat_map(|&w| [(w, false), (w, true)]) {
+        let wide = width >= ArithmeticWidth::Avx2;
+        let strategy = chain_strategy(width, native_f16);
         for op in EltwiseOp::ALL {
             if op.arity() != bcast::Arity::Exactly(2) || feeds_select(op) {
                 continue;
@@ -749,7 +775,7 @@ fn register_chains_equal_op_by_op() {
                     tensor(dtype, &[203], 51, nz),
                     tensor(dtype, m_shape, 52, nz),
                 ];
-                let what = format!("{op} {dtype} wide={wide} native_f16={native_f16}");
+                let what = format!("{op} {dtype} {width:?} native_f16={native_f16}");
                 // The ops whose rows say `Lanes` (lane arithmetic, no call or loop), but
                 // not integer division (its divisor is checked).
                 let lanes = matches!(
@@ -782,6 +808,10 @@ fn register_chains_equal_op_by_op() {
                     && op != EltwiseOp::SquaredDifference;
                 let chains = widened || f16x32;
                 native += usize::from(f16x32);
+                // Every f32 op that chains has a body on 16 lanes.
+                f32x16 += usize::from(
+                    dtype == DType::F32 && width == ArithmeticWidth::Avx512 && zmm && widened,
+                );
                 bcast::exec::with_strategy(strategy, || {
                     assert_eq!(
                         e.in_registers(&views(&inputs)),
@@ -805,7 +835,11 @@ fn register_chains_equal_op_by_op() {
         }
     }
     assert!(in_registers > 300, "{in_registers} chains in registers");
-    assert!(!fp16 || native == 18, "{native} f16 chains natively");
+    assert!(!fp16 || native == 27, "{native} f16 chains natively");
+    assert!(
+        !zmm || f32x16 == 20,
+        "{f32x16} f32 chains in AVX-512 registers"
+    );
 }
 
 /// `t` with its NaNs and infinities replaced by 1.5.
@@ -836,8 +870,9 @@ fn finite(t: Tensor) -> Tensor {
 fn register_chains_take_runs_of_whole_rows() {
     let f16c = f16c();
     let e = Expression::parse("((x - m) * r + g) * c - 2", NP).unwrap();
-    for wide in [false, true] {
-        let strategy = chain_strategy(wide, false);
+    for width in WIDTHS {
+        let wide = width >= ArithmeticWidth::Avx2;
+        let strategy = chain_strategy(width, false);
         for dtype in [DType::F32, DType::F64, DType::I32, DType::BF16, DType::F16] {
             if dtype == DType::F16 && !(wide && f16c) {
                 continue;
@@ -862,7 +897,7 @@ fn register_chains_take_runs_of_whole_rows() {
             for first in [&x, &flipped] {
                 let mut inputs = vec![first.view()];
                 inputs.extend(others.iter().map(Tensor::view));
-                let what = format!("{dtype} wide={wide}");
+                let what = format!("{dtype} {width:?}");
                 bcast::exec::with_strategy(strategy, || {
                     assert_eq!(e.in_registers(&inputs), Ok(true), "{what}");
                     check(&e, &inputs, &what);

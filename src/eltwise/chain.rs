@@ -22,13 +22,18 @@
 //!
 //! Where the CPU computes f16 natively (AVX512-FP16), an f16 chain whose every op has an
 //! `f16x32` body in the table runs on the f16 values themselves, Maximum and Minimum
-//! included (`fp16.rs`: the same bits, no widening).
+//! included (`fp16.rs`: the same bits, no widening). Likewise, where the strategy's
+//! arithmetic width is AVX-512, an f32 chain whose every op has an `f32x16` body runs in
+//! 64-byte registers (`fp32.rs`), four to a group: the vectoriser compiled the generic
+//! lanes to 16-byte registers, so the bodies name the instructions.
 
 use std::mem::MaybeUninit;
 
 use super::exec::Src;
 #[cfg(all(target_arch = "x86_64", bcast_avx512))]
 use super::fp16::{self, Avx512Fp16};
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+use super::fp32::{self, Avx512};
 use super::half::Half;
 #[allow(unused_imports)]
 use super::kinds::{
@@ -233,6 +238,11 @@ macro_rules! chain_pick {
         unreachable!("a chain holds only ops that chain")
     };
     (ok, f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    (ok, f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*], $($rest:tt)*) => { true };
+    // 16 f32 lanes a register (`fp32.rs`).
+    (apply, f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
+        fp32::registers(|a, b| $b(a, b), $first, $acc, $x)
+    };
     // 32 f16 lanes a register, computed natively (`fp16.rs`).
     (apply, f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*], $first:ident, $acc:ident, $x:ident, $l:ident) => {
         fp16::registers(|a, b| $b(a, b), $first, $acc, $x)
@@ -308,6 +318,10 @@ op_bodies!(define_chain_arms!(
     f16x32, f16x32_chains, f16x32_apply, [T: Copy, L: Copy,]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512fp16")] #[inline]
 ));
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+op_bodies!(define_chain_arms!(
+    f32x16, f32x16_chains, f32x16_apply, [T: Copy, L: Copy,] #[target_feature(enable = "avx512f")] #[inline]
+));
 
 /// A kind's lane-by-lane application, as a type (a closure would not be inlined into the
 /// group loop, and the groups would pass through memory).
@@ -373,6 +387,23 @@ impl ApplyLanes<half::f16> for F16x32Lanes {
         // with these features and handed out only with the token, which proves the CPU has
         // them.
         unsafe { f16x32_apply(op, first, acc, x, ()) }
+    }
+}
+
+/// f32 lanes computed in AVX-512 registers, 16 a register. Used only inside the kernel
+/// compiled with AVX-512 (`f32x16_chain`), which runs only where the [`Avx512`] token was
+/// found.
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[derive(Clone, Copy)]
+struct F32x16Lanes;
+
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+impl ApplyLanes<f32> for F32x16Lanes {
+    #[inline(always)]
+    fn apply<const W: usize>(self, op: EltwiseOp, first: bool, acc: &mut [f32; W], x: &[f32; W]) {
+        // SAFETY: `F32x16Lanes` is used only inside `f32x16_chain`'s kernel, which is compiled
+        // with AVX-512 and handed out only with the token, which proves the CPU has it.
+        unsafe { f32x16_apply(op, first, acc, x, ()) }
     }
 }
 
@@ -566,6 +597,9 @@ pub(crate) struct ChainIsa {
     /// f16 computed in AVX512-FP16 registers (the strategy's `native_f16`).
     #[cfg(all(target_arch = "x86_64", bcast_avx512))]
     pub(crate) f16x32: Option<Avx512Fp16>,
+    /// f32 computed in AVX-512 registers (the strategy's `arithmetic` at `Avx512`).
+    #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+    pub(crate) f32x16: Option<Avx512>,
 }
 
 impl ChainIsa {
@@ -577,6 +611,10 @@ impl ChainIsa {
                 .flatten(),
             #[cfg(all(target_arch = "x86_64", bcast_avx512))]
             f16x32: strategy.native_f16.then(Avx512Fp16::detect).flatten(),
+            #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+            f32x16: (strategy.arithmetic >= ArithmeticWidth::Avx512)
+                .then(Avx512::detect)
+                .flatten(),
         }
     }
 }
@@ -662,6 +700,9 @@ macro_rules! chain_native {
     (f16x32, $ops:ident, $isa:ident) => {
         f16x32_chain($ops, $isa)
     };
+    (f32x16, $ops:ident, $isa:ident) => {
+        f32x16_chain($ops, $isa)
+    };
 }
 
 /// The f16 kernel computing in AVX512-FP16 registers, where `isa` has them and every op of
@@ -695,6 +736,37 @@ fn f16x32_chain(_: &[EltwiseOp], _: ChainIsa) -> Option<ChainFn<half::f16>> {
     None
 }
 
+/// The f32 kernel computing in AVX-512 registers, where `isa` has them and every op of `ops`
+/// has an `f32x16` body in the table.
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+fn f32x16_chain(ops: &[EltwiseOp], isa: ChainIsa) -> Option<ChainFn<f32>> {
+    /// Lanes per group: four registers.
+    const GROUP: usize = 4 * fp32::LANES;
+    /// # Safety
+    /// As [`run_rows`]; the CPU runs AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn kernel(
+        sources: &[RowSource<f32>],
+        nodes: &[Node],
+        rows: Rows,
+        out: &mut [MaybeUninit<f32>],
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            run_rows::<f32, _, GROUP, { fp32::LANES }>(F32x16Lanes, sources, nodes, rows, out)
+        }
+    }
+    isa.f32x16?;
+    ops.iter()
+        .all(|&op| f32x16_chains(op))
+        .then_some(kernel as ChainFn<f32>)
+}
+
+#[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
+fn f32x16_chain(_: &[EltwiseOp], _: ChainIsa) -> Option<ChainFn<f32>> {
+    None
+}
+
 macro_rules! chain_kernels_for {
     (Int, $v:ident, $t:ty, $lane:tt) => {
         chain_kernels_impl!($t, int_chains, IntLanes, IntLanes, base, none);
@@ -721,6 +793,9 @@ macro_rules! chain_kernels_for {
             base,
             none
         );
+    };
+    (Float, F32, $t:ty, $lane:tt) => {
+        chain_kernels_impl!($t, float_chains, FloatLanes, FloatLanes, base, f32x16);
     };
     (Float, $v:ident, $t:ty, $lane:tt) => {
         chain_kernels_impl!($t, float_chains, FloatLanes, FloatLanes, base, none);

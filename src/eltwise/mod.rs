@@ -22,6 +22,9 @@ mod expr;
 #[cfg(all(target_arch = "x86_64", bcast_avx512))]
 #[clippy::msrv = "1.89"]
 mod fp16;
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[clippy::msrv = "1.89"]
+mod fp32;
 mod fused;
 mod half;
 mod kernels;

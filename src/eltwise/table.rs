@@ -30,9 +30,11 @@
 //!   (unsigned only), `float` (f32, f64), `half` (f16, bf16, the body computed in f32 and
 //!   rounded once), `half_native` (f16, bf16, the body on the 16-bit values), `bool`, `ord`
 //!   (every type but strings, through `PartialOrd`). A kind without a body refuses the type.
-//!   One more key, `f16x32`, beside a `half` or `half_native` body of a `Lanes` row: the same
-//!   op on 32 f16 lanes in an AVX512-FP16 register (`fp16.rs`, which says why the bits are
-//!   the same), which f16 register chains run on CPUs that have it.
+//!   Two more keys beside the bodies of a `Lanes` row: `f16x32` (beside `half` or
+//!   `half_native`), the same op on 32 f16 lanes in an AVX512-FP16 register (`fp16.rs`, which
+//!   says why the bits are the same), and `f32x16` (beside `float`), the same op on 16 f32
+//!   lanes in an AVX-512 register (`fp32.rs`); register chains of that type run them on CPUs
+//!   that have the instructions.
 //!
 //! Bodies are closures over the element type (`T`); attributes are in scope by name.
 
@@ -53,6 +55,7 @@ macro_rules! op_table {
                     float: |x, y| x + y,
                     half: |x, y| x + y,
                     f16x32: fp16::add,
+                    f32x16: fp32::add,
                 }
             [Subtract] ["subtract", "Subtract", "Sub"] [1] [Binary Auto Same Lanes]
                 {
@@ -60,6 +63,7 @@ macro_rules! op_table {
                     float: |x, y| x - y,
                     half: |x, y| x - y,
                     f16x32: fp16::sub,
+                    f32x16: fp32::sub,
                 }
             [Multiply] ["multiply", "Multiply", "Mul"] [2] [Binary Auto Same Lanes]
                 {
@@ -67,6 +71,7 @@ macro_rules! op_table {
                     float: |x, y| x * y,
                     half: |x, y| x * y,
                     f16x32: fp16::mul,
+                    f32x16: fp32::mul,
                 }
             [Divide { pythondiv: bool = true }] ["divide", "Divide", ""]
                 [3, 19 "divide_trunc" => { pythondiv: false }] [Binary Auto Same Lanes]
@@ -75,17 +80,31 @@ macro_rules! op_table {
                     float: |x, y| x / y,
                     half: |x, y| x / y,
                     f16x32: fp16::div,
+                    f32x16: fp32::div,
                 }
             [Maximum] ["maximum", "Maximum", ""] [4] [Binary Auto Same Lanes]
-                { int: max_of, float: max_of, half_native: max_of, f16x32: fp16::max_of }
+                {
+                    int: max_of,
+                    float: max_of,
+                    half_native: max_of,
+                    f16x32: fp16::max_of,
+                    f32x16: fp32::max_of,
+                }
             [Minimum] ["minimum", "Minimum", ""] [5] [Binary Auto Same Lanes]
-                { int: min_of, float: min_of, half_native: min_of, f16x32: fp16::min_of }
+                {
+                    int: min_of,
+                    float: min_of,
+                    half_native: min_of,
+                    f16x32: fp16::min_of,
+                    f32x16: fp32::min_of,
+                }
             [SquaredDifference] ["squared_difference", "SquaredDifference", ""] [6]
                 [Binary Auto Same Lanes]
                 {
                     int: |x, y| x.wrapping_sub(y).wrapping_mul(x.wrapping_sub(y)),
                     float: |x, y| (x - y) * (x - y),
                     half: |x, y| (x - y) * (x - y),
+                    f32x16: fp32::squared_difference,
                 }
             [Power] ["power", "Power", ""] [7] [Binary Auto Same]
                 {
@@ -146,6 +165,7 @@ macro_rules! op_table {
                     float: |x, s| if x < T::default() { x * s } else { x },
                     half: |x, s| if x < 0.0 { x * s } else { x },
                     f16x32: fp16::prelu,
+                    f32x16: fp32::prelu,
                 }
             [OnnxPrelu] ["onnx_prelu", "", "PRelu"] [33] [Binary Onto Same Lanes]
                 only [I32, I64, U32, U64, F16, BF16, F32, F64]
@@ -154,6 +174,7 @@ macro_rules! op_table {
                     float: |x, s| if x < T::default() { x * s } else { x },
                     half: |x, s| if x < 0.0 { x * s } else { x },
                     f16x32: fp16::prelu,
+                    f32x16: fp32::prelu,
                 }
             [FakeQuantize { levels: u64 = 256 }] ["fake_quantize", "FakeQuantize", ""] [34]
                 [Quantize Auto Same]
@@ -174,6 +195,7 @@ macro_rules! op_table {
                     float: |x, y| x / y,
                     half: |x, y| x / y,
                     f16x32: fp16::div,
+                    f32x16: fp32::div,
                 }
             [OnnxPow] ["onnx_pow", "", "Pow"] [38] [Mixed Numpy Same]
                 only [I32, I64, F16, BF16, F32, F64]
@@ -323,6 +345,10 @@ macro_rules! key_kinds {
     // the block kernels follow.
     (f16x32) => {
         KernelKind::Half
+    };
+    // Only with a `float` body beside it, likewise.
+    (f32x16) => {
+        KernelKind::Float
     };
     (bool) => {
         KernelKind::Bool

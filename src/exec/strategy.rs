@@ -85,7 +85,8 @@ pub struct Strategy {
     pub wide_eltwise: bool,
     /// The width of loops bound by their arithmetic rather than by memory: FakeQuantize's
     /// row (a division and a rounding per element) at this width where the CPU has it (else
-    /// the widest below), the register chains at AVX2 from `Avx2` up.
+    /// the widest below), the register chains at AVX2 from `Avx2` up, and f32 register
+    /// chains in AVX-512 registers at `Avx512` (`eltwise/fp32.rs`).
     pub arithmetic: ArithmeticWidth,
     /// A fused expression that is a linear chain (each node takes the one before it and an
     /// input or literal) runs its nodes on a few registers' worth of elements at a time,

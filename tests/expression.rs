@@ -859,8 +859,10 @@ fn finite(t: Tensor) -> Tensor {
 /// of the innermost outer axis further: a per-row value (`m`), a value constant along that
 /// axis but changing at its carry (`r`), a row repeated (`g`), a row changing with that axis
 /// (`c`), a literal, and `x` read forwards and with an outer axis reversed (a negative row
-/// step). Rows of 37 (whole groups, then a tail), chunks cut mid-row and across carries:
-/// every result must be the op-by-op bits, with ordinary stores and with streaming ones.
+/// step). Rows of 37 (whole groups, then a tail) and of 150 (a streamed row's head to its
+/// first line boundary, whole groups of the widest kernels, then a tail), chunks cut mid-row
+/// and across carries: every result must be the op-by-op bits, with ordinary stores and with
+/// streaming ones.
 ///
 /// Only `x` holds NaNs and infinities: where two NaNs meet in one op (an input's 0x7fc00000
 /// and the 0xffc00000 that `inf * 0` makes), which of them comes out is the compiled
@@ -870,19 +872,19 @@ fn finite(t: Tensor) -> Tensor {
 fn register_chains_take_runs_of_whole_rows() {
     let f16c = f16c();
     let e = Expression::parse("((x - m) * r + g) * c - 2", NP).unwrap();
-    for width in WIDTHS {
+    for (width, row) in WIDTHS.into_iter().flat_map(|w| [(w, 37), (w, 150)]) {
         let wide = width >= ArithmeticWidth::Avx2;
         let strategy = chain_strategy(width, false);
         for dtype in [DType::F32, DType::F64, DType::I32, DType::BF16, DType::F16] {
             if dtype == DType::F16 && !(wide && f16c) {
                 continue;
             }
-            let x = tensor(dtype, &[2, 5, 3, 37], 90, false);
+            let x = tensor(dtype, &[2, 5, 3, row], 90, false);
             let others = [
                 finite(tensor(dtype, &[2, 5, 3, 1], 91, false)),
                 finite(tensor(dtype, &[5, 1, 1], 92, false)),
-                finite(tensor(dtype, &[37], 93, false)),
-                finite(tensor(dtype, &[3, 37], 94, false)),
+                finite(tensor(dtype, &[row], 93, false)),
+                finite(tensor(dtype, &[3, row], 94, false)),
             ];
             let mut flipped = x.clone();
             macro_rules! flip {
@@ -897,7 +899,7 @@ fn register_chains_take_runs_of_whole_rows() {
             for first in [&x, &flipped] {
                 let mut inputs = vec![first.view()];
                 inputs.extend(others.iter().map(Tensor::view));
-                let what = format!("{dtype} {width:?}");
+                let what = format!("{dtype} {width:?} rows of {row}");
                 bcast::exec::with_strategy(strategy, || {
                     assert_eq!(e.in_registers(&inputs), Ok(true), "{what}");
                     check(&e, &inputs, &what);
@@ -908,7 +910,7 @@ fn register_chains_take_runs_of_whole_rows() {
                         .unwrap();
                     // Streaming stores (as for an output beyond the cache) and ordinary ones.
                     for stream in [false, true] {
-                        for chunk in [2 * 37 + 5, 3 * 37, 7 * 37 + 1, 15 * 37, 1000] {
+                        for chunk in [2 * row + 5, 3 * row, 7 * row + 1, 15 * row, 1000] {
                             let tuning = Tuning {
                                 serial_below_bytes: Some(0),
                                 chunk_elems: Some(chunk),

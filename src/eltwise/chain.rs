@@ -43,6 +43,8 @@ use super::kinds::{
 };
 use super::table::{op_bodies, EltwiseOp};
 use crate::exec::isa::Avx2;
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+use crate::exec::stream_value_lines;
 use crate::exec::{store_fence, stream_value, Ahead, ArithmeticWidth, Strategy};
 
 /// Nodes a chain may have beyond its first operand (longer chains take the block path).
@@ -333,6 +335,22 @@ pub(crate) trait ApplyLanes<T>: Copy {
         acc: &mut [T; W],
         x: &[T; W],
     );
+
+    /// Whether a streamed row goes to its first 64-byte line boundary with ordinary stores
+    /// first, so that [`ApplyLanes::stream`] writes whole lines in order ([`run_row`]).
+    /// Measured for the f32 AVX-512 lanes only (beyond the cache, one and two threads); the
+    /// others stream from any 16-byte start.
+    const LINE_STREAMS: bool = false;
+
+    /// Writes a computed group with streaming stores (no fence).
+    ///
+    /// # Safety
+    /// As [`stream_value`].
+    #[inline(always)]
+    unsafe fn stream<X: Copy>(self, dst: *mut X, value: X) {
+        // SAFETY: the caller's contract.
+        unsafe { stream_value(dst, value) }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -405,6 +423,14 @@ impl ApplyLanes<f32> for F32x16Lanes {
         // with AVX-512 and handed out only with the token, which proves the CPU has it.
         unsafe { f32x16_apply(op, first, acc, x, ()) }
     }
+
+    const LINE_STREAMS: bool = true;
+
+    #[inline(always)]
+    unsafe fn stream<X: Copy>(self, dst: *mut X, value: X) {
+        // SAFETY: the caller's contract; the CPU runs AVX-512F (as above).
+        unsafe { stream_value_lines(dst, value) }
+    }
 }
 
 /// Lanes of the groups that finish a block (after its last whole group of `W`).
@@ -455,8 +481,9 @@ unsafe fn run_rows<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V:
                 *at = splat.write([unsafe { *first }; W]).as_ptr();
             }
         }
-        // Streamed only where the row starts on 16 bytes (then so does every whole group).
-        let stream = rows.stream && (row.as_ptr() as usize).is_multiple_of(16);
+        // Streamed where the lanes go to a line boundary first, else where the row starts on
+        // 16 bytes (then so does every whole group).
+        let stream = rows.stream && (A::LINE_STREAMS || (row.as_ptr() as usize).is_multiple_of(16));
         // SAFETY: `at` holds each source's row `r` (the caller's contract) or `W` copies of
         // its value; the row is `n` slots; `T` is plain data.
         unsafe { run_row::<T, A, W, V>(lanes, &mut at[..=count], moves, ops, ahead, stream, row) };
@@ -467,11 +494,15 @@ unsafe fn run_rows<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V:
 }
 
 /// One row of [`run_rows`]; whole groups with streaming stores where `stream` (no fence).
+/// With [`ApplyLanes::LINE_STREAMS`], the elements before the row's first 64-byte line
+/// boundary go first with ordinary stores, so that the streamed groups fill whole lines in
+/// order (a line the write-combining buffers get in pieces from two groups is written out
+/// partly, twice).
 ///
 /// # Safety
 /// `at[j]` points at `out.len()` readable elements where `moves[j]`, else at `W` copies of
-/// one value; `at.len() == moves.len() == ops.len() + 1`; where `stream`, `out` starts on
-/// 16 bytes and `T` is plain data.
+/// one value; `at.len() == moves.len() == ops.len() + 1`; where `stream`, `T` is plain data,
+/// and `out` starts on 16 bytes unless the lanes have `LINE_STREAMS`.
 #[inline(always)]
 unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: usize>(
     lanes: A,
@@ -482,6 +513,47 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
     stream: bool,
     out: &mut [MaybeUninit<T>],
 ) {
+    let size = std::mem::size_of::<T>();
+    let misaligned = out.as_ptr() as usize % 64;
+    // Streamed only where a whole group is whole 16-byte pieces and the row can reach a
+    // line boundary in whole elements (every number type's size divides 64).
+    let stream = stream && (W * size).is_multiple_of(16) && misaligned.is_multiple_of(size);
+    let mut out = out;
+    if A::LINE_STREAMS && stream && misaligned != 0 {
+        let head = ((64 - misaligned) / size).min(out.len());
+        let (first, rest) = out.split_at_mut(head);
+        if head <= V && first.len() + rest.len() >= V {
+            // One group of `V` from the row's start, its first `head` lanes kept: a row's
+            // head costs one group, not the padded tail's copies (rows can be short).
+            // SAFETY: the sources hold the row's `>= V` elements from `at` on (contiguous)
+            // or at least `V` copies (the caller's contract).
+            let mut acc = unsafe { *at[0].cast::<[T; V]>() };
+            for (a, &(op, first)) in at[1..].iter().zip(ops) {
+                // SAFETY: as above.
+                lanes.apply(op, first, &mut acc, unsafe { &*a.cast::<[T; V]>() });
+            }
+            for (o, v) in first.iter_mut().zip(&acc) {
+                o.write(*v);
+            }
+            for (a, &m) in at.iter_mut().zip(moves) {
+                if m {
+                    *a = a.wrapping_add(head);
+                }
+            }
+        } else {
+            // SAFETY: the sources hold `head` elements from `at` on (contiguous) or at least
+            // `V` copies (the caller's contract); ordinary stores.
+            unsafe { run_tail::<T, A, V>(lanes, at, moves, ops, false, first) };
+            // `run_tail` moved the contiguous sources past its whole groups of `V`, not past
+            // the padded rest.
+            for (a, &m) in at.iter_mut().zip(moves) {
+                if m {
+                    *a = a.wrapping_add(head % V);
+                }
+            }
+        }
+        out = rest;
+    }
     let groups = out.len() / W;
     let lines = (W * std::mem::size_of::<T>()).div_ceil(64);
     for group in out[..groups * W].chunks_exact_mut(W) {
@@ -507,9 +579,10 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
         }
         let dst = group.as_mut_ptr().cast::<[T; W]>();
         if stream {
-            // SAFETY: `group` is `W` slots laid out as `T`s, a multiple of 16 bytes (64 at
-            // the least) from a start on 16 bytes, so on 16 bytes itself; `T` is plain data.
-            unsafe { stream_value(dst, acc) };
+            // SAFETY: `group` is `W` slots laid out as `T`s, a multiple of 16 bytes from a
+            // line boundary (the head above) or a start on 16 bytes, so on 16 bytes itself;
+            // `T` is plain data.
+            unsafe { lanes.stream(dst, acc) };
         } else {
             // SAFETY: `group` is `W` slots, and `MaybeUninit<T>` has the layout of `T`.
             unsafe { dst.write_unaligned(acc) };
@@ -521,7 +594,7 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
     }
     // SAFETY: the sources hold the `rest.len()` elements from `at` on (contiguous) or at
     // least `V` copies (`W >= V`); where `stream`, `rest` starts whole groups (multiples of
-    // 16 bytes) after a start on 16 bytes.
+    // 16 bytes) after a line boundary or a start on 16 bytes.
     unsafe { run_tail::<T, A, V>(lanes, at, moves, ops, stream, rest) };
 }
 
@@ -558,7 +631,7 @@ unsafe fn run_tail<T: Copy + Default, A: ApplyLanes<T>, const V: usize>(
         if stream && std::mem::size_of::<[T; V]>().is_multiple_of(16) {
             // SAFETY: `group` is `V` slots laid out as `T`s, a multiple of 16 bytes from a
             // start on 16 bytes; `T` is plain data.
-            unsafe { stream_value(dst, acc) };
+            unsafe { lanes.stream(dst, acc) };
         } else {
             // SAFETY: `group` is `V` slots, laid out as `T`s.
             unsafe { dst.write_unaligned(acc) };

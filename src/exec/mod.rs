@@ -33,6 +33,8 @@ pub(crate) use source::{broadcast_source, check_shape, row_major};
 pub use strategy::{
     with_strategy, ArithmeticWidth, FillStores, RowCopies, Strategy, StreamedRows, Vendor,
 };
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+pub(crate) use stream::stream_value_lines;
 pub(crate) use stream::{
     copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence, stream_value,
 };

@@ -133,6 +133,33 @@ pub(crate) unsafe fn stream_value<X: Copy>(dst: *mut X, value: X) {
     };
 }
 
+/// [`stream_value`] a 64-byte line a register where `dst` is on 64 bytes and `X` is whole
+/// lines (one `vmovntdq` per line, which the write-combining buffers take whole), else 16
+/// bytes at a time. For kernels compiled with AVX-512.
+///
+/// # Safety
+/// As [`stream_value`]; the CPU runs AVX-512F.
+// Built only by a compiler with the AVX-512 intrinsics (`bcast_avx512`, as `eltwise/fp32.rs`).
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[clippy::msrv = "1.89"]
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) unsafe fn stream_value_lines<X: Copy>(dst: *mut X, value: X) {
+    use std::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_stream_si512};
+    let size = std::mem::size_of::<X>();
+    if !(size.is_multiple_of(LINE) && (dst as usize).is_multiple_of(LINE)) {
+        // SAFETY: the caller's contract.
+        return unsafe { stream_value(dst, value) };
+    }
+    let src = (&raw const value).cast::<__m512i>();
+    let dst = dst.cast::<__m512i>();
+    for k in 0..size / LINE {
+        // SAFETY: `dst + k` is on 64 bytes (checked above) and writable (the caller's
+        // contract), `value`'s bytes are initialised; the CPU runs AVX-512F.
+        unsafe { _mm512_stream_si512(dst.add(k), _mm512_loadu_si512(src.add(k))) };
+    }
+}
+
 /// Orders this thread's streaming stores before its later stores (and so before the join
 /// that hands the output back).
 pub(crate) fn store_fence() {

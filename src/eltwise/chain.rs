@@ -516,40 +516,33 @@ unsafe fn run_row<T: Copy + Default, A: ApplyLanes<T>, const W: usize, const V: 
     let size = std::mem::size_of::<T>();
     let misaligned = out.as_ptr() as usize % 64;
     // Streamed only where a whole group is whole 16-byte pieces and the row can reach a
-    // line boundary in whole elements (every number type's size divides 64).
-    let stream = stream && (W * size).is_multiple_of(16) && misaligned.is_multiple_of(size);
+    // line boundary in whole elements (every number type's size divides 64); with line
+    // streams, not a row shorter than one group of `V` (its head could not be one group).
+    let stream = stream
+        && (W * size).is_multiple_of(16)
+        && misaligned.is_multiple_of(size)
+        && !(A::LINE_STREAMS && out.len() < V);
     let mut out = out;
     if A::LINE_STREAMS && stream && misaligned != 0 {
-        let head = ((64 - misaligned) / size).min(out.len());
+        // Fewer than `V` elements: line-streaming lanes' groups of `V` are whole lines.
+        let head = (64 - misaligned) / size;
+        debug_assert!(head < V && V * size >= 64, "a line's head fits one group");
         let (first, rest) = out.split_at_mut(head);
-        if head <= V && first.len() + rest.len() >= V {
-            // One group of `V` from the row's start, its first `head` lanes kept: a row's
-            // head costs one group, not the padded tail's copies (rows can be short).
-            // SAFETY: the sources hold the row's `>= V` elements from `at` on (contiguous)
-            // or at least `V` copies (the caller's contract).
-            let mut acc = unsafe { *at[0].cast::<[T; V]>() };
-            for (a, &(op, first)) in at[1..].iter().zip(ops) {
-                // SAFETY: as above.
-                lanes.apply(op, first, &mut acc, unsafe { &*a.cast::<[T; V]>() });
-            }
-            for (o, v) in first.iter_mut().zip(&acc) {
-                o.write(*v);
-            }
-            for (a, &m) in at.iter_mut().zip(moves) {
-                if m {
-                    *a = a.wrapping_add(head);
-                }
-            }
-        } else {
-            // SAFETY: the sources hold `head` elements from `at` on (contiguous) or at least
-            // `V` copies (the caller's contract); ordinary stores.
-            unsafe { run_tail::<T, A, V>(lanes, at, moves, ops, false, first) };
-            // `run_tail` moved the contiguous sources past its whole groups of `V`, not past
-            // the padded rest.
-            for (a, &m) in at.iter_mut().zip(moves) {
-                if m {
-                    *a = a.wrapping_add(head % V);
-                }
+        // One group of `V` from the row's start, its first `head` lanes kept: a row's head
+        // costs one group, not the padded tail's copies (rows can be short).
+        // SAFETY: the sources hold the row's `>= V` elements from `at` on (contiguous) or at
+        // least `V` copies (the caller's contract).
+        let mut acc = unsafe { *at[0].cast::<[T; V]>() };
+        for (a, &(op, first)) in at[1..].iter().zip(ops) {
+            // SAFETY: as above.
+            lanes.apply(op, first, &mut acc, unsafe { &*a.cast::<[T; V]>() });
+        }
+        for (o, v) in first.iter_mut().zip(&acc) {
+            o.write(*v);
+        }
+        for (a, &m) in at.iter_mut().zip(moves) {
+            if m {
+                *a = a.wrapping_add(head);
             }
         }
         out = rest;

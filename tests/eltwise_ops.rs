@@ -317,6 +317,57 @@ fn a_few_long_operands_fold_in_order() {
 }
 
 #[test]
+fn runs_of_whole_rows_fold_like_the_reference_serial_and_split_mid_row() {
+    // Operands that are contiguous along the row but step differently from row to row (a
+    // [300] row read again for every row, a [33, 300] plane for every leading index): the
+    // fold takes runs of whole rows in one call. Split into chunks of 1000 elements, a chunk
+    // starts and ends inside a row.
+    let big = |seed| filled(&[7, 33, 300], seed, |v| v as f32 * 0.37 + 1e3);
+    let row = filled(&[300], 11, |v| v as f32 * 1.3e-3);
+    let plane = filled(&[33, 300], 12, |v| v as f32 * 0.011);
+    let sets: Vec<Vec<ArrayD<f32>>> = vec![
+        vec![big(1), row.clone()],
+        vec![row.clone(), big(2), plane.clone()],
+        vec![big(3), big(4), big(5), row.clone()],
+        vec![plane.clone(), row.clone(), big(6), plane.clone()],
+    ];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let tuning = Tuning {
+        serial_below_bytes: Some(0),
+        chunk_elems: Some(1000),
+        ..Tuning::default()
+    };
+    for arrays in &sets {
+        let n = arrays.len() as f32;
+        let sum = naive_fold(arrays, |v| v.iter().skip(1).fold(v[0], |a, &x| a + x));
+        let mean = naive_fold(arrays, |v| v.iter().skip(1).fold(v[0], |a, &x| a + x) / n);
+        let min = naive_fold(arrays, |v| {
+            v.iter()
+                .skip(1)
+                .fold(v[0], |a, &x| if a.is_nan() || a < x { a } else { x })
+        });
+        let views: Vec<TensorView<'_>> = arrays.iter().map(|a| a.view().into()).collect();
+        for (op, expect) in [
+            (EltwiseOp::Sum, sum),
+            (EltwiseOp::Mean, mean),
+            (EltwiseOp::Min, min),
+        ] {
+            let shapes: Vec<_> = arrays.iter().map(|a| a.shape().to_vec()).collect();
+            let serial = eltwise_view(op, &views, &NP, Parallelism::Serial).unwrap();
+            assert_eq!(serial, Tensor::F32(expect), "{op} {shapes:?}");
+            let split = with_tuning(tuning, || {
+                eltwise_view(op, &views, &NP, Parallelism::Pool(&pool))
+            })
+            .unwrap();
+            assert!(split.bit_equal(&serial), "{op} {shapes:?} split");
+        }
+    }
+}
+
+#[test]
 fn folds_read_every_layout_and_split_over_threads_identically() {
     let base = filled(&[64, 4096], 7, |v| v as f32);
     let transposed = base.t().to_owned();

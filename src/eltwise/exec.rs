@@ -1138,6 +1138,77 @@ impl<F0, F, G> Fold<F0, F, G> {
     }
 }
 
+impl<F0, F, G> Fold<F0, F, G> {
+    /// The whole fold of `count = at.len()` (1 to 4) operands over `out.len() / n` rows of
+    /// `n`, operand `j`'s row `r` being the `n` elements from `at[j] + r * steps[j]` on.
+    ///
+    /// # Safety
+    /// Every such element is an element of a view borrowed for the call.
+    #[inline(always)]
+    unsafe fn contiguous_rows<T, S>(
+        &self,
+        at: &[*const T],
+        steps: &[isize; 4],
+        n: usize,
+        total: usize,
+        out: &mut [S],
+    ) where
+        T: Copy,
+        S: Slot<T>,
+        F0: Fn(T) -> T,
+        F: Fn(T, T) -> T,
+        G: Fn(T, usize) -> T,
+    {
+        // SAFETY: caller's contract, passed on unchanged to each arm.
+        unsafe {
+            match at.len() {
+                1 => self.rows_of::<T, S, 1>(at, steps, n, total, out),
+                2 => self.rows_of::<T, S, 2>(at, steps, n, total, out),
+                3 => self.rows_of::<T, S, 3>(at, steps, n, total, out),
+                _ => self.rows_of::<T, S, 4>(at, steps, n, total, out),
+            }
+        }
+    }
+
+    /// [`Fold::contiguous_rows`] for `K` operands (`at.len() >= K`).
+    ///
+    /// # Safety
+    /// As [`Fold::contiguous_rows`].
+    #[inline(always)]
+    unsafe fn rows_of<T, S, const K: usize>(
+        &self,
+        at: &[*const T],
+        steps: &[isize; 4],
+        n: usize,
+        total: usize,
+        out: &mut [S],
+    ) where
+        T: Copy,
+        S: Slot<T>,
+        F0: Fn(T) -> T,
+        F: Fn(T, T) -> T,
+        G: Fn(T, usize) -> T,
+    {
+        let ahead = Ahead::get();
+        let line = per_line::<T>();
+        let hint = |x: &[T], from: usize, m: usize| {
+            for i in (from..from + m).step_by(line) {
+                ahead.hint(x.as_ptr().wrapping_add(i));
+            }
+        };
+        let last = |a: T| (self.finish)(a, total);
+        for (r, out) in out.chunks_exact_mut(n).enumerate() {
+            let rows: [&[T]; K] = std::array::from_fn(|j| {
+                // SAFETY: caller's contract, for row `r` of operand `j`.
+                unsafe {
+                    std::slice::from_raw_parts(at[j].wrapping_offset(r as isize * steps[j]), n)
+                }
+            });
+            fold_contiguous(out, rows, &self.start, &self.step, last, hint);
+        }
+    }
+}
+
 /// `out[i] = last(fold of step over first(rows[0][i]), rows[1][i], ...)`, block by block
 /// (each block's lines hinted ahead by `hint`): every row as long as `out`, the operand count
 /// a constant so the inner loop unrolls and the accumulator stays in a register.
@@ -1299,6 +1370,45 @@ where
     G: Fn(T, usize) -> T + Sync,
 {
     fn chunk<S: Slot<T>>(&self, start: usize, chunk: &mut [S]) {
+        // A whole fold of up to four operands, each a contiguous run along the row: the
+        // runs of whole rows are folded one call each, so the per-row cost is a few pointer
+        // steps instead of a walk step, a source per operand and a block's set-up.
+        let kinds = self.plan.kinds();
+        if let (false, Some(total), 1..=4) = (self.pass.partial, self.pass.finish, self.count) {
+            if kinds[..self.count]
+                .iter()
+                .all(|k| matches!(k, RowKind::Run { stride: 1 }))
+            {
+                walk_rows(
+                    self.plan,
+                    start,
+                    chunk.len(),
+                    |pieces, from, n, rows, steps| {
+                        let mut at = [std::ptr::null::<T>(); 4];
+                        let mut step = [0isize; 4];
+                        for j in 0..self.count {
+                            let Piece::Run { offset, .. } = pieces[j] else {
+                                unreachable!("every operand's row is a run")
+                            };
+                            at[j] = self.ops[j].element_ptr(offset);
+                            step[j] = steps[j];
+                        }
+                        let out = &mut chunk[from..from + n * rows];
+                        // SAFETY: the pieces come from walking `plan`, built from the views
+                        // these operands point into, over this chunk's positions; row `r` of
+                        // the `rows` lies `r` steps along the innermost outer axis, whose
+                        // strides are `steps`, and along a row every operand is a run of
+                        // stride 1, so operand `j`'s row `r` is the `n` elements from
+                        // `at[j] + r * steps[j]` on, all in its view.
+                        unsafe {
+                            self.fold
+                                .contiguous_rows(&at[..self.count], &step, n, total, out)
+                        };
+                    },
+                );
+                return;
+            }
+        }
         let mut tiles: [Tile<T>; N] = std::array::from_fn(|_| Tile::new());
         walk(self.plan, start, chunk.len(), |pieces, from, n| {
             // SAFETY: the pieces come from walking `plan`, built from the views the first

@@ -316,6 +316,21 @@ fn a_few_long_operands_fold_in_order() {
     }
 }
 
+/// A pool of `threads` and the tuning that hands it chunks of 1,000 elements, even for a
+/// small output (so a chunk starts and ends inside a row).
+fn split_in_chunks_of_1000(threads: usize) -> (rayon::ThreadPool, Tuning) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let tuning = Tuning {
+        serial_below_bytes: Some(0),
+        chunk_elems: Some(1000),
+        ..Tuning::default()
+    };
+    (pool, tuning)
+}
+
 #[test]
 fn runs_of_whole_rows_fold_like_the_reference_serial_and_split_mid_row() {
     // Operands that are contiguous along the row but step differently from row to row (a
@@ -331,15 +346,7 @@ fn runs_of_whole_rows_fold_like_the_reference_serial_and_split_mid_row() {
         vec![big(3), big(4), big(5), row.clone()],
         vec![plane.clone(), row.clone(), big(6), plane.clone()],
     ];
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    let tuning = Tuning {
-        serial_below_bytes: Some(0),
-        chunk_elems: Some(1000),
-        ..Tuning::default()
-    };
+    let (pool, tuning) = split_in_chunks_of_1000(3);
     for arrays in &sets {
         let n = arrays.len() as f32;
         let sum = naive_fold(arrays, |v| v.iter().skip(1).fold(v[0], |a, &x| a + x));
@@ -389,15 +396,7 @@ fn folds_read_every_layout_and_split_over_threads_identically() {
     ];
     let serial = eltwise_view(EltwiseOp::Sum, &views, &NP, Parallelism::Serial).unwrap();
     assert_eq!(serial, Tensor::F32(expect));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(4)
-        .build()
-        .unwrap();
-    let tuning = Tuning {
-        serial_below_bytes: Some(0),
-        chunk_elems: Some(1000),
-        ..Tuning::default()
-    };
+    let (pool, tuning) = split_in_chunks_of_1000(4);
     let parallel = with_tuning(tuning, || {
         eltwise_view(EltwiseOp::Sum, &views, &NP, Parallelism::Pool(&pool))
     })

@@ -1045,14 +1045,8 @@ impl<F0, F, G> Fold<F0, F, G> {
         G: Fn(T, usize) -> T,
     {
         // Every contiguous operand's lines of a block are hinted the prefetch distance
-        // ahead, as the binary loops hint theirs (the distance read once per call).
-        let ahead = Ahead::get();
-        let line = per_line::<T>();
-        let hint = |x: &[T], from: usize, m: usize| {
-            for i in (from..from + m).step_by(line) {
-                ahead.hint(x.as_ptr().wrapping_add(i));
-            }
-        };
+        // ahead, as the binary loops hint theirs.
+        let hint = block_hints::<T>();
         // The common case, a whole fold of up to four contiguous operands: one loop over the
         // elements keeps the accumulator in a register instead of a pass per operand over a
         // block.
@@ -1139,13 +1133,14 @@ impl<F0, F, G> Fold<F0, F, G> {
 }
 
 impl<F0, F, G> Fold<F0, F, G> {
-    /// The whole fold of `count = at.len()` (1 to 4) operands over `out.len() / n` rows of
-    /// `n`, operand `j`'s row `r` being the `n` elements from `at[j] + r * steps[j]` on.
+    /// The whole fold of `K` operands over `out.len() / n` rows of `n`, operand `j`'s row `r`
+    /// being the `n` elements from `at[j] + r * steps[j]` on.
     ///
     /// # Safety
-    /// Every such element is an element of a view borrowed for the call.
+    /// `at` holds at least `K` pointers, and every such element is an element of a view
+    /// borrowed for the call.
     #[inline(always)]
-    unsafe fn contiguous_rows<T, S>(
+    unsafe fn contiguous_rows<T, S, const K: usize>(
         &self,
         at: &[*const T],
         steps: &[isize; 4],
@@ -1159,43 +1154,7 @@ impl<F0, F, G> Fold<F0, F, G> {
         F: Fn(T, T) -> T,
         G: Fn(T, usize) -> T,
     {
-        // SAFETY: caller's contract, passed on unchanged to each arm.
-        unsafe {
-            match at.len() {
-                1 => self.rows_of::<T, S, 1>(at, steps, n, total, out),
-                2 => self.rows_of::<T, S, 2>(at, steps, n, total, out),
-                3 => self.rows_of::<T, S, 3>(at, steps, n, total, out),
-                _ => self.rows_of::<T, S, 4>(at, steps, n, total, out),
-            }
-        }
-    }
-
-    /// [`Fold::contiguous_rows`] for `K` operands (`at.len() >= K`).
-    ///
-    /// # Safety
-    /// As [`Fold::contiguous_rows`].
-    #[inline(always)]
-    unsafe fn rows_of<T, S, const K: usize>(
-        &self,
-        at: &[*const T],
-        steps: &[isize; 4],
-        n: usize,
-        total: usize,
-        out: &mut [S],
-    ) where
-        T: Copy,
-        S: Slot<T>,
-        F0: Fn(T) -> T,
-        F: Fn(T, T) -> T,
-        G: Fn(T, usize) -> T,
-    {
-        let ahead = Ahead::get();
-        let line = per_line::<T>();
-        let hint = |x: &[T], from: usize, m: usize| {
-            for i in (from..from + m).step_by(line) {
-                ahead.hint(x.as_ptr().wrapping_add(i));
-            }
-        };
+        let hint = block_hints::<T>();
         let last = |a: T| (self.finish)(a, total);
         for (r, out) in out.chunks_exact_mut(n).enumerate() {
             let rows: [&[T]; K] = std::array::from_fn(|j| {
@@ -1205,6 +1164,19 @@ impl<F0, F, G> Fold<F0, F, G> {
                 }
             });
             fold_contiguous(out, rows, &self.start, &self.step, last, hint);
+        }
+    }
+}
+
+/// `hint(x, from, m)` hints every line of `x[from..from + m]` the prefetch distance ahead,
+/// the distance read once, here, for all the calls.
+#[inline(always)]
+fn block_hints<T>() -> impl Fn(&[T], usize, usize) + Copy {
+    let ahead = Ahead::get();
+    let line = per_line::<T>();
+    move |x: &[T], from: usize, m: usize| {
+        for i in (from..from + m).step_by(line) {
+            ahead.hint(x.as_ptr().wrapping_add(i));
         }
     }
 }
@@ -1401,8 +1373,20 @@ where
                         // stride 1, so operand `j`'s row `r` is the `n` elements from
                         // `at[j] + r * steps[j]` on, all in its view.
                         unsafe {
-                            self.fold
-                                .contiguous_rows(&at[..self.count], &step, n, total, out)
+                            match self.count {
+                                1 => self
+                                    .fold
+                                    .contiguous_rows::<T, S, 1>(&at, &step, n, total, out),
+                                2 => self
+                                    .fold
+                                    .contiguous_rows::<T, S, 2>(&at, &step, n, total, out),
+                                3 => self
+                                    .fold
+                                    .contiguous_rows::<T, S, 3>(&at, &step, n, total, out),
+                                _ => self
+                                    .fold
+                                    .contiguous_rows::<T, S, 4>(&at, &step, n, total, out),
+                            }
                         };
                     },
                 );

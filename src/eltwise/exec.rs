@@ -1130,9 +1130,7 @@ impl<F0, F, G> Fold<F0, F, G> {
             from += m;
         }
     }
-}
 
-impl<F0, F, G> Fold<F0, F, G> {
     /// The whole fold of `K` operands over `out.len() / n` rows of `n`, operand `j`'s row `r`
     /// being the `n` elements from `at[j] + r * steps[j]` on.
     ///

@@ -695,8 +695,8 @@ fn check_out_shape<C, const N: usize>(
 /// refuse the operands once the output is known not to be empty ([`BinaryKernel::check`]),
 /// and writes its output to `sink`.
 pub(crate) fn run_binary<A, B, C, K, D>(
-    a: ArrayViewD<'_, A>,
-    b: ArrayViewD<'_, B>,
+    a: &ArrayViewD<'_, A>,
+    b: &ArrayViewD<'_, B>,
     spec: &AutoBroadcast,
     kernel: &K,
     sink: D,
@@ -717,11 +717,11 @@ where
         true,
     )?;
     if plan.len() > 0 {
-        kernel.check(&a, &b)?;
+        kernel.check(a, b)?;
     }
     let writer = BinaryWriter {
         plan: &plan,
-        ops: (Operand::of(&a), Operand::of(&b)),
+        ops: (Operand::of(a), Operand::of(b)),
         kernel,
         par,
         wide: wide_isa(),

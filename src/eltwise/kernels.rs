@@ -82,12 +82,16 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
             return Err(self.arity());
         };
         let rule = resolve(self.op, self.spec, &[a.shape(), b.shape()])?;
+        // Borrowed, not re-viewed: a view of IxDyn copies its shape and strides, which is a
+        // visible share of a tiny op's call.
+        let on_channel;
         let b = if rule.channel {
-            on_channel_axis(a, b.view())
+            on_channel = on_channel_axis(a, b.clone());
+            &on_channel
         } else {
-            b.view()
+            b
         };
-        run_binary(a.view(), b, &rule.spec, kernel, sink, self.par)
+        run_binary(a, b, &rule.spec, kernel, sink, self.par)
     }
 
     /// Runs a two-operand op of the table through its block kernel ([`TableBinary`]);
@@ -686,8 +690,14 @@ impl<T: Copy + Send + Sync> MixedPow<'_, '_, T> {
             self.spec,
             &[self.base.shape(), self.exponent.shape()],
         )?;
-        let (x, y) = (self.base.view(), self.exponent.view());
-        run_binary(x, y, &rule.spec, &PerElement(f), sink, self.par)
+        run_binary(
+            &self.base,
+            &self.exponent,
+            &rule.spec,
+            &PerElement(f),
+            sink,
+            self.par,
+        )
     }
 }
 

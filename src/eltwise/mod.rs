@@ -87,7 +87,7 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(a, b, spec, &PerElement(f), Fresh, Parallelism::Auto)
+    run_binary(&a, &b, spec, &PerElement(f), Fresh, Parallelism::Auto)
 }
 
 /// [`zip_with`] into `out`, which must have the output's shape (any layout; a row-major one
@@ -108,5 +108,5 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(a, b, spec, &PerElement(f), Into(out), Parallelism::Auto)
+    run_binary(&a, &b, spec, &PerElement(f), Into(out), Parallelism::Auto)
 }

@@ -1,5 +1,6 @@
-// Per-call cost of a tiny two-operand add ([3,1] + [4] -> [3,4], f32) into a reused output:
-// the code before the op table (92b35c2), where the op is a `EltwiseOp`.
+// Per-call cost of a tiny two-operand add ([3,1] + [4] -> [3,4], f32) into a reused output,
+// as main calls it. For the code before the op table (92b35c2) the same file with
+// `sed s/EltwiseOp/BinaryOp/g`. N calls a batch, BATCHES batches (environment).
 use bcast::{AutoBroadcast, EltwiseOp, Parallelism, Tensor};
 use ndarray::ArrayD;
 use std::time::Instant;

@@ -84,25 +84,43 @@ impl<'o> Output for IntoView<'o> {
     fn ret<C: ViewElement>(_out: ()) {}
 }
 
-/// Calls `f` with `items` mapped by `map` (None if any maps to None), without allocating
-/// for up to five items.
-fn mapped<I, V, R>(
-    items: &[I],
-    map: impl Fn(&I) -> Option<V>,
+/// Calls `f` with `items` mapped by `map`, or `missing` if any maps to None, without
+/// allocating for up to five items. `f`'s result is returned as it is, not wrapped: a large
+/// result moved once more per layer stalls a tiny op on reading back what was just written.
+#[inline]
+fn mapped<'i, I, V, R>(
+    items: &'i [I],
+    map: impl Fn(&'i I) -> Option<V>,
     f: impl FnOnce(&[V]) -> R,
-) -> Option<R> {
+    missing: impl FnOnce() -> R,
+) -> R {
     let m = |i: usize| map(&items[i]);
-    Some(match items.len() {
-        1 => f(&[m(0)?]),
-        2 => f(&[m(0)?, m(1)?]),
-        3 => f(&[m(0)?, m(1)?, m(2)?]),
-        4 => f(&[m(0)?, m(1)?, m(2)?, m(3)?]),
-        5 => f(&[m(0)?, m(1)?, m(2)?, m(3)?, m(4)?]),
-        _ => {
-            let all: Option<Vec<V>> = items.iter().map(map).collect();
-            f(&all?)
-        }
-    })
+    match items.len() {
+        1 => match m(0) {
+            Some(a) => f(&[a]),
+            None => missing(),
+        },
+        2 => match (m(0), m(1)) {
+            (Some(a), Some(b)) => f(&[a, b]),
+            _ => missing(),
+        },
+        3 => match (m(0), m(1), m(2)) {
+            (Some(a), Some(b), Some(c)) => f(&[a, b, c]),
+            _ => missing(),
+        },
+        4 => match (m(0), m(1), m(2), m(3)) {
+            (Some(a), Some(b), Some(c), Some(d)) => f(&[a, b, c, d]),
+            _ => missing(),
+        },
+        5 => match (m(0), m(1), m(2), m(3), m(4)) {
+            (Some(a), Some(b), Some(c), Some(d), Some(e)) => f(&[a, b, c, d, e]),
+            _ => missing(),
+        },
+        _ => match items.iter().map(map).collect::<Option<Vec<V>>>() {
+            Some(all) => f(&all),
+            None => missing(),
+        },
+    }
 }
 
 /// Calls `f` with views of `tensors`, without allocating for up to five.
@@ -122,7 +140,7 @@ fn with_views<R>(tensors: &[&Tensor], f: impl FnOnce(&[TensorView<'_>]) -> R) ->
 trait Kernels: ViewElement + AsExponent {
     fn run<O: Output>(
         op: EltwiseOp,
-        operands: &[ArrayViewD<'_, Self>],
+        operands: &[&ArrayViewD<'_, Self>],
         spec: &AutoBroadcast,
         par: Parallelism<'_>,
         out: O,
@@ -145,9 +163,10 @@ macro_rules! kind_kernels {
         }
     };
     ($same:ident, $boolean:ident) => {
+        #[inline(always)]
         fn run<O: Output>(
             op: EltwiseOp,
-            operands: &[ArrayViewD<'_, Self>],
+            operands: &[&ArrayViewD<'_, Self>],
             spec: &AutoBroadcast,
             par: Parallelism<'_>,
             out: O,
@@ -212,7 +231,7 @@ macro_rules! kernels_impl {
         impl Kernels for $t {
             fn run<O: Output>(
                 op: EltwiseOp,
-                _operands: &[ArrayViewD<'_, Self>],
+                _operands: &[&ArrayViewD<'_, Self>],
                 _spec: &AutoBroadcast,
                 _par: Parallelism<'_>,
                 _out: O,
@@ -235,6 +254,7 @@ macro_rules! define_kernel_impls {
 dtype_table!(define_kernel_impls!);
 
 /// Runs `op` on `inputs` into `out`: the checks every op shares, then the typed kernel.
+#[inline]
 fn run<O: Output>(
     op: EltwiseOp,
     inputs: &[TensorView<'_>],
@@ -257,8 +277,12 @@ fn run<O: Output>(
     let want = op.output_dtype(dtype)?;
     out.check_dtype(op.name(), want)?;
     dtype_dispatch!(dtype, T => {
-        mapped(inputs, T::view_of, |views| T::run(op, views, spec, par, out))
-            .unwrap_or_else(|| Err(mismatch(op.name(), dtype, dtype)))
+        mapped(
+            inputs,
+            T::view_of,
+            |views| T::run(op, views, spec, par, out),
+            || Err(mismatch(op.name(), dtype, dtype)),
+        )
     })
 }
 
@@ -347,7 +371,7 @@ fn select<O: Output>(
     dtype_dispatch!(dtype, T => match (T::view_of(then), T::view_of(else_)) {
         (Some(t), Some(e)) => {
             let to = out.to::<T>("select")?;
-            Ok(O::ret::<T>(run_select(cond.clone(), t, e, spec, to, par)?))
+            Ok(O::ret::<T>(run_select(cond, t, e, spec, to, par)?))
         }
         _ => Err(mismatch("select", dtype, else_.dtype())),
     })

@@ -709,7 +709,9 @@ where
     K: BinaryKernel<A, B, C>,
     D: Sink<C>,
 {
-    let plan = EltwisePlan::<2>::new(
+    // Built where it lives (see `EltwisePlan::build`).
+    let mut plan = EltwisePlan::<2>::empty();
+    plan.build(
         [a.shape(), b.shape()],
         [a.strides(), b.strides()],
         0,
@@ -950,14 +952,16 @@ pub(super) unsafe fn run_source<'t, T>(
 /// Runs Select: plans `cond`, `then`, `else_` under `spec` (numpy: all three together;
 /// pdpd: `cond` and `else_` onto `then`) and writes the picks to `sink`.
 pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
-    cond: ArrayViewD<'_, bool>,
-    then: ArrayViewD<'_, T>,
-    else_: ArrayViewD<'_, T>,
+    cond: &ArrayViewD<'_, bool>,
+    then: &ArrayViewD<'_, T>,
+    else_: &ArrayViewD<'_, T>,
     spec: &AutoBroadcast,
     sink: D,
     par: Parallelism<'_>,
 ) -> Result<D::Out, BroadcastError> {
-    let plan = EltwisePlan::<3>::new(
+    // Built where it lives (see `EltwisePlan::build`).
+    let mut plan = EltwisePlan::<3>::empty();
+    plan.build(
         [then.shape(), cond.shape(), else_.shape()],
         [then.strides(), cond.strides(), else_.strides()],
         0,
@@ -966,7 +970,7 @@ pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
     )?;
     let writer = SelectWriter {
         plan: &plan,
-        ops: (Operand::of(&then), Operand::of(&cond), Operand::of(&else_)),
+        ops: (Operand::of(then), Operand::of(cond), Operand::of(else_)),
         par,
     };
     sink.finish(&plan, &writer)
@@ -1216,7 +1220,7 @@ fn fold_contiguous<T: Copy, S: Slot<T>, const N: usize>(
 /// [`BroadcastError::Arity`] for no operand; the numpy rule's errors; as every executor.
 pub(crate) fn run_fold<T, F0, F, G, D>(
     op: &'static str,
-    operands: &[ArrayViewD<'_, T>],
+    operands: &[&ArrayViewD<'_, T>],
     fold: &Fold<F0, F, G>,
     sink: D,
     par: Parallelism<'_>,
@@ -1248,12 +1252,15 @@ where
     let mut partial: Option<ArrayD<T>> = None;
     let mut rest = operands;
     loop {
-        let mut group: Vec<ArrayViewD<'_, T>> = Vec::with_capacity(FOLD_MAX);
+        // Views of one lifetime (a view's lifetime is invariant): the partial sum's and
+        // this pass's operands, viewed again.
+        let mut views: Vec<ArrayViewD<'_, T>> = Vec::with_capacity(FOLD_MAX);
         if let Some(p) = &partial {
-            group.push(p.view());
+            views.push(p.view());
         }
-        let take = (FOLD_MAX - group.len()).min(rest.len());
-        group.extend(rest[..take].iter().map(|v| v.view()));
+        let take = (FOLD_MAX - views.len()).min(rest.len());
+        views.extend(rest[..take].iter().map(|v| v.view()));
+        let group: Vec<&ArrayViewD<'_, T>> = views.iter().collect();
         rest = &rest[take..];
         let pass = FoldPass {
             partial: partial.is_some(),
@@ -1270,7 +1277,7 @@ where
 
 /// One pass of a fold over `group` (at most `N` operands) on a plan `N` wide.
 fn fold_group<T, F0, F, G, D, const N: usize>(
-    group: &[ArrayViewD<'_, T>],
+    group: &[&ArrayViewD<'_, T>],
     fold: &Fold<F0, F, G>,
     pass: FoldPass,
     sink: D,
@@ -1290,7 +1297,9 @@ where
         strides[j] = v.strides();
     }
     // Unused operand slots are scalars: they broadcast along everything and are never read.
-    let plan = EltwisePlan::<N>::new(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
+    // Built where it lives (see `EltwisePlan::build`).
+    let mut plan = EltwisePlan::<N>::empty();
+    plan.build(shapes, strides, 0, &AutoBroadcast::Numpy, true)?;
     let mut ops = [Operand::unused(); N];
     for (o, v) in ops.iter_mut().zip(group) {
         *o = Operand::of(v);
@@ -1558,7 +1567,9 @@ where
     F: QuantizeBody<T>,
     D: Sink<T>,
 {
-    let plan = EltwisePlan::<5>::new(
+    // Built where it lives (see `EltwisePlan::build`).
+    let mut plan = EltwisePlan::<5>::empty();
+    plan.build(
         std::array::from_fn(|j| operands[j].shape()),
         std::array::from_fn(|j| operands[j].strides()),
         0,

@@ -547,11 +547,11 @@ fn run_typed<T: BlockKernels>(
     let mut value_ops = [Operand::unused(); FOLD_MAX];
     for (op, l) in value_ops.iter_mut().zip(&program.leaves[0]) {
         let view = T::view_of(&inputs[l.input]).expect("a value-lane input has the value type");
-        *op = Operand::of(&view);
+        *op = Operand::of(view);
     }
     let mut bool_ops = [Operand::unused(); FOLD_MAX];
     for (op, l) in bool_ops.iter_mut().zip(&program.leaves[1]) {
-        *op = Operand::of(&bool::view_of(&inputs[l.input]).expect("a bool-lane input is bool"));
+        *op = Operand::of(bool::view_of(&inputs[l.input]).expect("a bool-lane input is bool"));
     }
     let scalar = |lane: usize, j: usize| {
         literal_tensor(program.literals[lane][j], program.literal_dtypes[lane][j])

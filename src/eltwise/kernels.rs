@@ -26,7 +26,7 @@ use super::kinds::{
     numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left, ov_shift_right, pow_via_f64,
     ExponentValue, FakeQuantize, Int, Mean, QuantizeBody, Real,
 };
-use super::rule::{prelu_slope_shape, resolve};
+use super::rule::{prelu_slope_shape, resolve, Resolved};
 use super::table::{op_bodies, EltwiseOp, ShiftDirection};
 use super::view::ViewElement;
 use crate::auto_broadcast::AutoBroadcast;
@@ -39,7 +39,7 @@ use std::mem::MaybeUninit;
 /// One run of an op on operands of one element type.
 pub(crate) struct Job<'s, 'a, T> {
     pub(crate) op: EltwiseOp,
-    pub(crate) operands: &'s [ArrayViewD<'a, T>],
+    pub(crate) operands: &'s [&'s ArrayViewD<'a, T>],
     pub(crate) spec: &'s AutoBroadcast,
     pub(crate) par: Parallelism<'s>,
     pub(crate) dtype: &'static str,
@@ -72,6 +72,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
     }
 
     /// Runs a two-operand op under the op's broadcasting ([`resolve`]).
+    #[inline]
     fn binary<C, K, D>(&self, kernel: &K, sink: D) -> Result<D::Out, BroadcastError>
     where
         C: Send,
@@ -81,21 +82,22 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         let [a, b] = self.operands else {
             return Err(self.arity());
         };
-        let rule = resolve(self.op, self.spec, &[a.shape(), b.shape()])?;
+        let Resolved { spec, channel } = resolve(self.op, self.spec, &[a.shape(), b.shape()])?;
         // Borrowed, not re-viewed: a view of IxDyn copies its shape and strides, which is a
         // visible share of a tiny op's call.
         let on_channel;
-        let b = if rule.channel {
-            on_channel = on_channel_axis(a, b.clone());
+        let b = if channel {
+            on_channel = on_channel_axis(a, (*b).clone());
             &on_channel
         } else {
             b
         };
-        run_binary(a, b, &rule.spec, kernel, sink, self.par)
+        run_binary(a, b, &spec, kernel, sink, self.par)
     }
 
     /// Runs a two-operand op of the table through its block kernel ([`TableBinary`]);
     /// `refuse_zero`: a zero divisor anywhere in `b` is refused before any output is written.
+    #[inline(always)]
     fn table_binary<C, D>(
         &self,
         block_fn: fn(EltwiseOp, Option<Avx2>) -> BlockFn<T, C>,
@@ -289,43 +291,43 @@ macro_rules! out_ty {
 /// One arm's code: `Err` when the row's output type is not the function's, else the body of
 /// the function's kind (`$k`), run through the row's shape.
 macro_rules! arm {
-    ($path:ident, Same, Bool, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
-    ($path:ident, Bool, Same, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
-    ($path:ident, $fo:ident, $ro:ident, $k:ident, $job:ident, $sink:ident, $shape:tt, [$($key:ident : $body:expr),*]) => {
+    ($path:tt, Same, Bool, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
+    ($path:tt, Bool, Same, $k:ident, $job:ident, $($rest:tt)*) => { Err($job.unsupported()) };
+    ($path:tt, $fo:ident, $ro:ident, $k:ident, $job:ident, $sink:ident, $shape:tt, [$($key:ident : $body:expr),*]) => {
         pick!($path, $k, $fo, $job, $sink, $shape, [$($key : $body),*])
     };
 }
 
 /// Finds the body for kind `$k` among a row's keys.
 macro_rules! pick {
-    ($path:ident, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, []) => {
+    ($path:tt, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, []) => {
         Err($job.unsupported())
     };
-    ($path:ident, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int_div : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int_div : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, int_div, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [int : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [uint : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, int, $fo:ident, $job:ident, $sink:ident, $shape:tt, [uint : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, float, $fo:ident, $job:ident, $sink:ident, $shape:tt, [float : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, float, $fo:ident, $job:ident, $sink:ident, $shape:tt, [float : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, via_f32, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half_native : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, half, $fo:ident, $job:ident, $sink:ident, $shape:tt, [half_native : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, bool, $fo:ident, $job:ident, $sink:ident, $shape:tt, [bool : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, bool, $fo:ident, $job:ident, $sink:ident, $shape:tt, [bool : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [ord : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [ord : $b:expr $(, $key:ident : $body:expr)*]) => {
         run!($path, plain, $fo, $job, $sink, $shape, $b)
     };
-    ($path:ident, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
+    ($path:tt, $k:ident, $fo:ident, $job:ident, $sink:ident, $shape:tt, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
         pick!($path, $k, $fo, $job, $sink, $shape, [$($key : $body),*])
     };
 }
@@ -333,27 +335,29 @@ macro_rules! pick {
 /// Runs body `$b` (`plain`: on `T`; `via_f32`: on f32, each element widened and the result
 /// rounded once; `int_div`: on `T`, a zero divisor refused) through the row's shape.
 ///
-/// `$path` is `whole` for a whole op's run, `block` for a block of an expression's node. A
-/// whole two-operand op runs its block kernel (the `block` path's function for the type,
-/// [`BlockKernels`]) once per stretch of the plan walk ([`TableBinary`]), so the walk is
-/// compiled once per element type rather than once per op and type.
+/// `$path` is `(whole 'label)` for a whole op's run, `block` for a block of an expression's
+/// node. A whole two-operand op runs its block kernel (the `block` path's function for the
+/// type, [`BlockKernels`]) once per stretch of the plan walk ([`TableBinary`]), so the walk is
+/// compiled once per element type rather than once per op and type; its arm only says
+/// whether a zero divisor is refused (`break 'label`), and the whole-op kernel then makes
+/// its one call of the table's two-operand runner.
 macro_rules! run {
-    (whole, int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
-        $job.table_binary(block_fn!($fo), true, $sink)
+    ((whole $table:lifetime), int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+        break $table true
     };
-    (whole, $how:ident, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
-        $job.table_binary(block_fn!($fo), false, $sink)
+    ((whole $table:lifetime), $how:ident, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+        break $table false
     };
-    (whole, $how:ident, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
-        $job.table_binary(block_fn!($fo), false, $sink)
+    ((whole $table:lifetime), $how:ident, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
+        break $table false
     };
-    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+    ($path:tt, plain, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
         $job.binary(&PerElement(fn2::<T, T, out_ty!($fo, T), _>($b)), $sink)
     };
-    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
+    ($path:tt, plain, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
         $job.binary(&PerElement(fn2::<T, T, out_ty!($fo, T), _>($b)), $sink)
     };
-    ($path:ident, int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+    ($path:tt, int_div, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
         $job.binary(
             &RefuseZeroDivisor {
                 kernel: PerElement(fn2::<T, T, T, _>($b)),
@@ -363,19 +367,19 @@ macro_rules! run {
             $sink,
         )
     };
-    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
+    ($path:tt, via_f32, $fo:ident, $job:ident, $sink:ident, [Binary], $b:expr) => {
         $job.binary(
             &ViaF32::with_f16c(fn2::<f32, f32, f32, _>($b), $job.f16c),
             $sink,
         )
     };
-    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
+    ($path:tt, via_f32, $fo:ident, $job:ident, $sink:ident, [Mixed], $b:expr) => {
         $job.binary(
             &ViaF32::with_f16c(fn2::<f32, f32, f32, _>($b), $job.f16c),
             $sink,
         )
     };
-    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
+    ($path:tt, plain, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
         let step = fn2::<T, T, T, _>($b);
         $job.fold(
             &Fold {
@@ -386,7 +390,7 @@ macro_rules! run {
             $sink,
         )
     }};
-    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
+    ($path:tt, via_f32, $fo:ident, $job:ident, $sink:ident, [Fold($start:ident, $finish:ident)], $b:expr) => {{
         let f = fn2::<f32, f32, f32, _>($b);
         // Rounded after every step, as the references add in the element type.
         let step = move |a: T, x: T| T::narrow(f(a.widen(), x.widen()));
@@ -399,10 +403,10 @@ macro_rules! run {
             $sink,
         )
     }};
-    ($path:ident, plain, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {
+    ($path:tt, plain, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {
         $job.quantize(&Quantize(quantize_body::<T, _>($b)), $sink)
     };
-    ($path:ident, via_f32, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {{
+    ($path:tt, via_f32, $fo:ident, $job:ident, $sink:ident, [Quantize], $b:expr) => {{
         let f = quantize_body::<f32, _>($b);
         $job.quantize(
             &Quantize(move |x: T, il: T, ih: T, ol: T, oh: T| {
@@ -411,7 +415,7 @@ macro_rules! run {
             $sink,
         )
     }};
-    ($path:ident, $how:ident, $fo:ident, $job:ident, $sink:ident, [Select], $b:expr) => {
+    ($path:tt, $how:ident, $fo:ident, $job:ident, $sink:ident, [Select], $b:expr) => {
         Err($job.unsupported())
     };
 }
@@ -445,37 +449,49 @@ macro_rules! fold_finish {
 /// Generates, for each kind, one function per output type with one arm per row.
 macro_rules! define_kernels {
     ($kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $elem:ty, [$($alias:tt)*],
-     $job:ident, $sink:ident, $path:ident ;
+     $job:ident, $sink:ident, $path:tt ;
      $(
         $v:ident [$($f:ident),*] $shape:tt $out:ident [$($lanes:ident)?]
         { $($key:ident : $body:expr),* }
      )*) => {
-        #[allow(unused_variables, clippy::redundant_closure)]
+        // Inlined into the one caller (the type's dispatch): a tiny op pays for each call
+        // layer it passes on its way to the plan.
+        #[allow(unused_variables, clippy::redundant_closure, clippy::diverging_sub_expression)]
+        #[inline(always)]
         pub(crate) fn $same<$($gen)* D: $sink<$elem>>(
             job: &$job<'_, '_, $elem>,
             sink: D,
         ) -> Result<D::Out, BroadcastError> {
             $($alias)*
-            match job.op {
-                $(EltwiseOp::$v { $($f),* } => arm!(
-                    $path, Same, $out, $kind, job, sink,
-                    $shape, [$($key : $body),*]
-                ),)*
-            }
+            // Two-operand ops leave the match with whether a zero divisor is refused; the
+            // others return from their arm.
+            let refuse_zero = 'table: {
+                return match job.op {
+                    $(EltwiseOp::$v { $($f),* } => arm!(
+                        ($path 'table), Same, $out, $kind, job, sink,
+                        $shape, [$($key : $body),*]
+                    ),)*
+                };
+            };
+            job.table_binary(block_fn!(Same), refuse_zero, sink)
         }
 
-        #[allow(unused_variables, clippy::redundant_closure)]
+        #[allow(unused_variables, clippy::redundant_closure, clippy::diverging_sub_expression)]
+        #[inline(always)]
         pub(crate) fn $boolean<$($gen)* D: $sink<bool>>(
             job: &$job<'_, '_, $elem>,
             sink: D,
         ) -> Result<D::Out, BroadcastError> {
             $($alias)*
-            match job.op {
-                $(EltwiseOp::$v { $($f),* } => arm!(
-                    $path, Bool, $out, $kind, job, sink,
-                    $shape, [$($key : $body),*]
-                ),)*
-            }
+            let refuse_zero = 'table: {
+                return match job.op {
+                    $(EltwiseOp::$v { $($f),* } => arm!(
+                        ($path 'table), Bool, $out, $kind, job, sink,
+                        $shape, [$($key : $body),*]
+                    ),)*
+                };
+            };
+            job.table_binary(block_fn!(Bool), refuse_zero, sink)
         }
     };
 }
@@ -672,7 +688,7 @@ op_bodies!(define_block_fns!(bool, bool_same_fn, bool_bool_fn, [], bool, [type T
 /// computes in f64 and truncates back (saturating: numpy's out-of-range cast is undefined).
 pub(crate) struct MixedPow<'s, 'a, T> {
     pub(crate) op: EltwiseOp,
-    pub(crate) base: ArrayViewD<'a, T>,
+    pub(crate) base: &'s ArrayViewD<'a, T>,
     pub(crate) exponent: ArrayViewD<'s, ExponentValue>,
     pub(crate) wide: bool,
     pub(crate) spec: &'s AutoBroadcast,
@@ -691,7 +707,7 @@ impl<T: Copy + Send + Sync> MixedPow<'_, '_, T> {
             &[self.base.shape(), self.exponent.shape()],
         )?;
         run_binary(
-            &self.base,
+            self.base,
             &self.exponent,
             &rule.spec,
             &PerElement(f),

@@ -15,14 +15,16 @@ use crate::mode::Rule;
 use crate::planners::{common_shape, plan_pdpd};
 use crate::shape::checked_len;
 
-/// Axes kept inline by [`AxisVec`]; a plan with more keeps them on the heap.
-const INLINE: usize = 16;
+/// Axes kept inline by [`AxisVec`]; a plan with more keeps them on the heap. Eight, as the
+/// Broadcast planner's lists: a plan is built and moved once per call, so its size is part
+/// of a tiny op's cost, and real tensors rarely have more than six axes.
+const INLINE: usize = 8;
 
 /// Rows shorter than this many elements are widened over the axes above when they can be.
 pub(crate) const MIN_ROW_ELEMS: usize = 256;
 
-/// A short list of per-axis values, inline up to 16 (so planning a small op allocates
-/// nothing).
+/// A short list of per-axis values, inline up to [`INLINE`] (so planning a small op
+/// allocates nothing).
 #[derive(Clone)]
 pub(crate) struct AxisVec<T: Copy> {
     len: usize,
@@ -121,6 +123,7 @@ impl<const N: usize> EltwisePlan<N> {
     ///
     /// # Errors
     /// The rule's error (named by the spec's [`Rule`]), or [`BroadcastError::ShapeOverflow`].
+    #[inline(always)]
     pub(crate) fn new(
         shapes: [&[usize]; N],
         strides: [&[isize]; N],
@@ -128,11 +131,51 @@ impl<const N: usize> EltwisePlan<N> {
         spec: &AutoBroadcast,
         periodic: bool,
     ) -> Result<Self, BroadcastError> {
-        let (out_shape, starts) = layout(shapes, target, spec)?;
-        let out = out_shape.as_slice();
-        let len = checked_len(out)?;
-        let mut dims = AxisVec::new(0usize);
-        let mut axis_strides = AxisVec::new([0isize; N]);
+        let mut plan = EltwisePlan::empty();
+        plan.build(shapes, strides, target, spec, periodic)?;
+        Ok(plan)
+    }
+
+    /// A plan of no axes, to be built in place ([`EltwisePlan::build`]).
+    #[inline(always)]
+    pub(crate) fn empty() -> Self {
+        EltwisePlan {
+            out_shape: AxisVec::new(0),
+            dims: AxisVec::new(0),
+            strides: AxisVec::new([0; N]),
+            bases: [0; N],
+            len: 0,
+            outer: 0,
+            row_len: 1,
+            kinds: [RowKind::Run { stride: 0 }; N],
+        }
+    }
+
+    /// [`EltwisePlan::new`] into an [`EltwisePlan::empty`] plan. The lists are filled where
+    /// they live: a list written entry by entry and then moved is read back with wide loads
+    /// before its narrow stores have landed, a stall that cost a tiny op more than planning.
+    ///
+    /// # Errors
+    /// As [`EltwisePlan::new`].
+    pub(crate) fn build(
+        &mut self,
+        shapes: [&[usize]; N],
+        strides: [&[isize]; N],
+        target: usize,
+        spec: &AutoBroadcast,
+        periodic: bool,
+    ) -> Result<(), BroadcastError> {
+        let mut starts = [0usize; N];
+        layout_into(
+            &mut self.out_shape,
+            &shapes,
+            target,
+            spec,
+            N == 2,
+            &mut starts,
+        )?;
+        let out = self.out_shape.as_slice();
+        self.len = checked_len(out)?;
         for (k, &d) in out.iter().enumerate() {
             if d == 1 {
                 continue;
@@ -147,38 +190,28 @@ impl<const N: usize> EltwisePlan<N> {
                 }
             }
             // Merge into the axis above when every operand chains across the two.
-            let merge = match (dims.last_mut(), axis_strides.last_mut()) {
+            let merge = match (self.dims.last_mut(), self.strides.last_mut()) {
                 (Some(_), Some(prev)) => (0..N).all(|j| prev[j] == s[j].wrapping_mul(d as isize)),
                 _ => false,
             };
             if merge {
-                if let Some(pd) = dims.last_mut() {
+                if let Some(pd) = self.dims.last_mut() {
                     *pd *= d;
                 }
-                if let Some(ps) = axis_strides.last_mut() {
+                if let Some(ps) = self.strides.last_mut() {
                     *ps = s;
                 }
             } else {
-                dims.push(d);
-                axis_strides.push(s);
+                self.dims.push(d);
+                self.strides.push(s);
             }
         }
-        if dims.len == 0 {
-            dims.push(1);
-            axis_strides.push([0; N]);
+        if self.dims.len == 0 {
+            self.dims.push(1);
+            self.strides.push([0; N]);
         }
-        let mut plan = EltwisePlan {
-            out_shape,
-            dims,
-            strides: axis_strides,
-            bases: [0; N],
-            len,
-            outer: 0,
-            row_len: 1,
-            kinds: [RowKind::Run { stride: 0 }; N],
-        };
-        plan.choose_row(periodic);
-        Ok(plan)
+        self.choose_row(periodic);
+        Ok(())
     }
 
     /// Picks the row: the innermost axis, widened while short (see the module docs).
@@ -268,17 +301,6 @@ impl<const N: usize> EltwisePlan<N> {
     }
 }
 
-/// The output shape and, per operand, the output axis its axis 0 lies on.
-fn layout<const N: usize>(
-    shapes: [&[usize]; N],
-    target: usize,
-    spec: &AutoBroadcast,
-) -> Result<(AxisVec<usize>, [usize; N]), BroadcastError> {
-    let mut starts = [0usize; N];
-    let out = layout_into(&shapes, target, spec, N == 2, &mut starts)?;
-    Ok((out, starts))
-}
-
 /// The output shape of operands of `shapes` under `spec` (pdpd: onto operand `target`) and,
 /// for any number of operands, the output axis each operand's axis 0 lies on (an expression
 /// node's operands, placed as the op alone would place them).
@@ -293,19 +315,23 @@ pub(crate) fn operand_starts(
     pairwise: bool,
 ) -> Result<(Vec<usize>, Vec<usize>), BroadcastError> {
     let mut starts = vec![0usize; shapes.len()];
-    let out = layout_into(shapes, target, spec, pairwise, &mut starts)?;
+    let mut out = AxisVec::new(0);
+    layout_into(&mut out, shapes, target, spec, pairwise, &mut starts)?;
     checked_len(out.as_slice())?;
     Ok((out.as_slice().to_vec(), starts))
 }
 
+/// Pushes the output shape onto `out` (empty) and sets each operand's start axis.
+// Inlined into `build`, where the operand count is a constant.
+#[inline(always)]
 fn layout_into(
+    out: &mut AxisVec<usize>,
     shapes: &[&[usize]],
     target: usize,
     spec: &AutoBroadcast,
     pairwise: bool,
     starts: &mut [usize],
-) -> Result<AxisVec<usize>, BroadcastError> {
-    let mut out = AxisVec::new(0usize);
+) -> Result<(), BroadcastError> {
     match *spec {
         AutoBroadcast::None => {
             if let Some(j) = (0..shapes.len()).find(|&j| shapes[j] != shapes[0]) {
@@ -376,7 +402,7 @@ fn layout_into(
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The PDPD start axis of `b` on `a`, or `None` when the rule is broken (see

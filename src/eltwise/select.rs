@@ -41,7 +41,7 @@ pub fn select<T: Clone + Send + Sync>(
     else_: ArrayViewD<'_, T>,
     spec: &AutoBroadcast,
 ) -> Result<ArrayD<T>, BroadcastError> {
-    run_select(cond, then, else_, spec, Fresh, Parallelism::Auto)
+    run_select(&cond, &then, &else_, spec, Fresh, Parallelism::Auto)
 }
 
 /// [`select`] into `out`, which must have the output's shape (a row-major `out` is written in
@@ -71,5 +71,5 @@ pub fn select_into_with<T: Clone + Send + Sync>(
     out: ArrayViewMutD<'_, T>,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    run_select(cond, then, else_, spec, Into(out), par)
+    run_select(&cond, &then, &else_, spec, Into(out), par)
 }

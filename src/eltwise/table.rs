@@ -472,6 +472,7 @@ macro_rules! define_ops {
             }
 
             /// How many operands the op takes.
+            #[inline]
             pub fn arity(&self) -> Arity {
                 match self.shape() {
                     Shape::Binary | Shape::Mixed => Arity::Exactly(2),
@@ -481,14 +482,17 @@ macro_rules! define_ops {
                 }
             }
 
+            #[inline]
             pub(crate) fn shape(&self) -> Shape {
                 match self { $(EltwiseOp::$v { .. } => shape_of!($shape),)* }
             }
 
+            #[inline]
             pub(crate) fn broadcasting(&self) -> Broadcasting {
                 match self { $(EltwiseOp::$v { .. } => Broadcasting::$bc,)* }
             }
 
+            #[inline]
             pub(crate) fn out(&self) -> Out {
                 match self { $(EltwiseOp::$v { .. } => Out::$out,)* }
             }
@@ -581,6 +585,7 @@ impl EltwiseOp {
     /// [`BroadcastError::UnsupportedType`] for a type the op has no body for (arithmetic on
     /// bool or strings, comparisons on strings, logical ops on anything but bool, BitShift on
     /// signed integers, FakeQuantize on integers, ...).
+    #[inline]
     pub fn output_dtype(&self, dtype: DType) -> Result<DType, BroadcastError> {
         let listed = self
             .type_constraint()
@@ -605,6 +610,7 @@ impl EltwiseOp {
     }
 
     /// Refuses attribute values the op is not defined for (FakeQuantize's `levels` below 2).
+    #[inline]
     pub(crate) fn check_attributes(&self) -> Result<(), BroadcastError> {
         if let EltwiseOp::FakeQuantize { levels } = *self {
             if levels < 2 {
@@ -618,6 +624,7 @@ impl EltwiseOp {
     }
 
     /// An error for `n` operands when the op takes another number.
+    #[inline]
     pub(crate) fn check_arity(&self, n: usize) -> Result<(), BroadcastError> {
         let arity = self.arity();
         if arity.admits(n) {

@@ -32,6 +32,7 @@ macro_rules! define_views {
 
         impl TensorView<'_> {
             /// The element type.
+            #[inline]
             pub fn dtype(&self) -> DType {
                 match self { $(TensorView::$v(_) => DType::$v,)* }
             }
@@ -50,6 +51,7 @@ macro_rules! define_views {
 
         impl TensorViewMut<'_> {
             /// The element type.
+            #[inline]
             pub fn dtype(&self) -> DType {
                 match self { $(TensorViewMut::$v(_) => DType::$v,)* }
             }
@@ -62,11 +64,17 @@ macro_rules! define_views {
 
         impl Tensor {
             /// A view of the whole tensor.
+            // Always inlined: built where it is used, as a view returned through memory and
+            // moved at once stalls a tiny op on reading back what was just written.
+            #[inline(always)]
             pub fn view(&self) -> TensorView<'_> {
                 match self { $(Tensor::$v(a) => TensorView::$v(a.view()),)* }
             }
 
             /// A writable view of the whole tensor.
+            // Always inlined: built where it is used, as a view returned through memory and
+            // moved at once stalls a tiny op on reading back what was just written.
+            #[inline(always)]
             pub fn view_mut(&mut self) -> TensorViewMut<'_> {
                 match self { $(Tensor::$v(a) => TensorViewMut::$v(a.view_mut()),)* }
             }
@@ -86,9 +94,9 @@ macro_rules! define_views {
             }
 
             impl ViewElement for $t {
-                fn view_of<'a>(v: &TensorView<'a>) -> Option<ArrayViewD<'a, Self>> {
+                fn view_of<'v, 'a>(v: &'v TensorView<'a>) -> Option<&'v ArrayViewD<'a, Self>> {
                     match v {
-                        TensorView::$v(a) => Some(a.clone()),
+                        TensorView::$v(a) => Some(a),
                         #[allow(unreachable_patterns)]
                         _ => None,
                     }
@@ -109,8 +117,9 @@ dtype_table!(define_views!);
 
 /// An element type reached through a runtime-typed view.
 pub(crate) trait ViewElement: Element {
-    /// The typed view inside `v`, if it holds this type.
-    fn view_of<'a>(v: &TensorView<'a>) -> Option<ArrayViewD<'a, Self>>;
+    /// The typed view inside `v`, if it holds this type: borrowed, not cloned (a view of
+    /// `IxDyn` copies its shape and strides, a visible share of a tiny op's call).
+    fn view_of<'v, 'a>(v: &'v TensorView<'a>) -> Option<&'v ArrayViewD<'a, Self>>;
     /// The typed writable view inside `v`, if it holds this type.
     fn view_mut_of(v: TensorViewMut<'_>) -> Option<ArrayViewMutD<'_, Self>>;
 }

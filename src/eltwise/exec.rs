@@ -187,7 +187,11 @@ impl<'a, T> Src<'a, T> {
 /// Writes one stretch of a binary op's output.
 pub(crate) trait BinaryKernel<A, B, C>: Sync {
     /// `out[i] = f(a[i], b[i])` for every `i < out.len()`.
-    fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]);
+    ///
+    /// The sources come by reference: a block kernel behind a function pointer reads them
+    /// from memory its caller has just written field by field, and a whole copy of them
+    /// (for a call that takes them by value) reads them back with wider loads, which stalls.
+    fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]);
 
     /// Refuses operands the op is not defined on (run once, when the output is not empty).
     fn check(&self, _a: &ArrayViewD<'_, A>, _b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
@@ -215,7 +219,7 @@ where
     K: BinaryKernel<A, B, C>,
 {
     #[inline(always)]
-    fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]) {
+    fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]) {
         self.kernel.block(a, b, out);
     }
 
@@ -260,7 +264,7 @@ where
     F: Fn(A, B) -> C + Sync,
 {
     #[inline(always)]
-    fn block<S: Slot<C>>(&self, a: Src<'_, A>, b: Src<'_, B>, out: &mut [S]) {
+    fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]) {
         let f = &self.0;
         let n = out.len();
         // Contiguous operands are read a line at a time, each line's hint issued ahead; the
@@ -280,8 +284,8 @@ where
                     i += line;
                 }
             }
-            (Src::Contig(x), Src::Splat(&y)) => {
-                let x = &x[..n];
+            (Src::Contig(x), Src::Splat(y)) => {
+                let (x, y) = (&x[..n], **y);
                 let mut i = 0;
                 for o in out.chunks_mut(line) {
                     ahead.hint(x.as_ptr().wrapping_add(i));
@@ -291,8 +295,8 @@ where
                     i += line;
                 }
             }
-            (Src::Splat(&x), Src::Contig(y)) => {
-                let y = &y[..n];
+            (Src::Splat(x), Src::Contig(y)) => {
+                let (x, y) = (**x, &y[..n]);
                 let mut i = 0;
                 for o in out.chunks_mut(line) {
                     ahead.hint(y.as_ptr().wrapping_add(i));
@@ -302,7 +306,8 @@ where
                     i += line;
                 }
             }
-            (Src::Splat(&x), Src::Splat(&y)) => {
+            (Src::Splat(x), Src::Splat(y)) => {
+                let (x, y) = (**x, **y);
                 for o in out.iter_mut() {
                     o.put(f(x, y));
                 }
@@ -873,7 +878,7 @@ unsafe fn binary_stretch<A, B, C, K, S>(
         let (now, rest) = out.split_at_mut(n);
         // SAFETY: caller's contract, for the first `n` positions of each piece.
         let (sa, sb) = unsafe { (source(a, ta, &pa, n), source(b, tb, &pb, n)) };
-        kernel.block(sa, sb, now);
+        kernel.block(&sa, &sb, now);
         advance(&mut pa, n);
         advance(&mut pb, n);
         out = rest;

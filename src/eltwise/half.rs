@@ -159,11 +159,11 @@ fn widen<'s, H: Half>(src: Src<'_, H>, from: usize, m: usize, buf: &'s mut [f32]
 
 impl<H: Half, F: Fn(f32, f32) -> f32 + Sync> BinaryKernel<H, H, H> for ViaF32<F> {
     #[inline(always)]
-    fn block<S: Slot<H>>(&self, a: Src<'_, H>, b: Src<'_, H>, out: &mut [S]) {
+    fn block<S: Slot<H>>(&self, a: &Src<'_, H>, b: &Src<'_, H>, out: &mut [S]) {
         let lanes_fit = !matches!(a, Src::Strided(_)) && !matches!(b, Src::Strided(_));
         if lanes_fit {
             if !H::BINARY16 {
-                lanes(&self.f, a, b, out, load_bf16, store_bf16);
+                lanes(&self.f, *a, *b, out, load_bf16, store_bf16);
                 return;
             }
             // (`Avx2::detect` finds a token only on x86_64.)
@@ -174,7 +174,7 @@ impl<H: Half, F: Fn(f32, f32) -> f32 + Sync> BinaryKernel<H, H, H> for ViaF32<F>
                 return;
             }
         }
-        blocks(&self.f, a, b, out);
+        blocks(&self.f, *a, *b, out);
     }
 }
 
@@ -194,7 +194,7 @@ fn blocks<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         let m = chunk.len();
         let xa = widen(a, from, m, &mut fa);
         let xb = widen(b, from, m, &mut fb);
-        f.block(xa, xb, &mut fo[..m]);
+        f.block(&xa, &xb, &mut fo[..m]);
         H::narrow_all(&fo[..m], &mut ho[..m]);
         for (o, &h) in chunk.iter_mut().zip(&ho[..m]) {
             o.put(h);
@@ -225,8 +225,8 @@ fn store_bf16<H: Half>(v: Lanes) -> [H; 8] {
 unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
     _: Avx2,
     f: &F,
-    a: Src<'_, H>,
-    b: Src<'_, H>,
+    a: &Src<'_, H>,
+    b: &Src<'_, H>,
     out: &mut [S],
 ) {
     use std::arch::x86_64::{
@@ -248,7 +248,7 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         };
         bytemuck::cast(h)
     };
-    lanes(f, a, b, out, load, store);
+    lanes(f, *a, *b, out, load, store);
 }
 
 /// `out[i] = narrow(f(widen(a[i]), widen(b[i])))`, eight at a time (`a`, `b` contiguous or
@@ -373,7 +373,7 @@ mod tests {
                 .map(|(x, y)| f16::from_f32(f(x.to_f32(), y.to_f32())))
                 .collect();
             let mut got = vec![std::mem::MaybeUninit::<f16>::uninit(); n];
-            ViaF32::new(f).block(Src::Contig(&a16), Src::Contig(&b16), &mut got);
+            ViaF32::new(f).block(&Src::Contig(&a16), &Src::Contig(&b16), &mut got);
             // SAFETY: `block` wrote every slot.
             let got: Vec<f16> = got.iter().map(|v| unsafe { v.assume_init() }).collect();
             assert_eq!(
@@ -388,7 +388,7 @@ mod tests {
             let ab: Vec<bf16> = vals[..n].iter().map(|&v| bf16::from_f32(v)).collect();
             let bb = bf16::from_f32(-2.75);
             let mut gb = vec![std::mem::MaybeUninit::<bf16>::uninit(); n];
-            ViaF32::new(f).block(Src::Contig(&ab), Src::Splat(&bb), &mut gb);
+            ViaF32::new(f).block(&Src::Contig(&ab), &Src::Splat(&bb), &mut gb);
             for (i, g) in gb.iter().enumerate() {
                 // SAFETY: `block` wrote every slot.
                 let g = unsafe { g.assume_init() };

@@ -169,11 +169,11 @@ where
     C: Copy + Send,
 {
     #[inline]
-    fn block<S: Slot<C>>(&self, a: Src<'_, T>, b: Src<'_, T>, out: &mut [S]) {
+    fn block<S: Slot<C>>(&self, a: &Src<'_, T>, b: &Src<'_, T>, out: &mut [S]) {
         // SAFETY: `C` is `Copy` (no drop glue) and the block kernels store a whole valid `C`
         // in every slot they are given, never an uninitialised value.
         let slots = unsafe { uninit_slots(out) };
-        let args = [a, b];
+        let args = [*a, *b];
         let job = BlockJob {
             op: self.op,
             args: &args,
@@ -631,11 +631,11 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
         K: BinaryKernel<T, T, C>,
         D: BlockSink<C>,
     {
-        let [a, b] = *self.args else {
+        let [a, b] = self.args else {
             return Err(self.arity());
         };
         let out = sink.slots();
-        kernel.check_block(b, out.len())?;
+        kernel.check_block(*b, out.len())?;
         kernel.block(a, b, out);
         Ok(sink.done())
     }

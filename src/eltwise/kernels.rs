@@ -448,8 +448,13 @@ macro_rules! fold_finish {
 
 /// Generates, for each kind, one function per output type with one arm per row.
 macro_rules! define_kernels {
-    ($kind:ident, $same:ident, $boolean:ident, [$($gen:tt)*], $elem:ty, [$($alias:tt)*],
-     $job:ident, $sink:ident, $path:tt ;
+    ($kind:ident, $same:ident, $boolean:ident, $gen:tt, $elem:ty, $alias:tt,
+     $job:ident, $sink:ident, $path:tt ; $($rows:tt)*) => {
+        define_kernels!(@one $kind, $same, Same, $elem, $gen, $elem, $alias, $job, $sink, $path ; $($rows)*);
+        define_kernels!(@one $kind, $boolean, Bool, bool, $gen, $elem, $alias, $job, $sink, $path ; $($rows)*);
+    };
+    (@one $kind:ident, $name:ident, $fo:ident, $out_elem:ty, [$($gen:tt)*], $elem:ty,
+     [$($alias:tt)*], $job:ident, $sink:ident, $path:tt ;
      $(
         $v:ident [$($f:ident),*] $shape:tt $out:ident [$($lanes:ident)?]
         { $($key:ident : $body:expr),* }
@@ -458,7 +463,7 @@ macro_rules! define_kernels {
         // layer it passes on its way to the plan.
         #[allow(unused_variables, clippy::redundant_closure, clippy::diverging_sub_expression)]
         #[inline(always)]
-        pub(crate) fn $same<$($gen)* D: $sink<$elem>>(
+        pub(crate) fn $name<$($gen)* D: $sink<$out_elem>>(
             job: &$job<'_, '_, $elem>,
             sink: D,
         ) -> Result<D::Out, BroadcastError> {
@@ -468,30 +473,12 @@ macro_rules! define_kernels {
             let refuse_zero = 'table: {
                 return match job.op {
                     $(EltwiseOp::$v { $($f),* } => arm!(
-                        ($path 'table), Same, $out, $kind, job, sink,
+                        ($path 'table), $fo, $out, $kind, job, sink,
                         $shape, [$($key : $body),*]
                     ),)*
                 };
             };
-            job.table_binary(block_fn!(Same), refuse_zero, sink)
-        }
-
-        #[allow(unused_variables, clippy::redundant_closure, clippy::diverging_sub_expression)]
-        #[inline(always)]
-        pub(crate) fn $boolean<$($gen)* D: $sink<bool>>(
-            job: &$job<'_, '_, $elem>,
-            sink: D,
-        ) -> Result<D::Out, BroadcastError> {
-            $($alias)*
-            let refuse_zero = 'table: {
-                return match job.op {
-                    $(EltwiseOp::$v { $($f),* } => arm!(
-                        ($path 'table), Bool, $out, $kind, job, sink,
-                        $shape, [$($key : $body),*]
-                    ),)*
-                };
-            };
-            job.table_binary(block_fn!(Bool), refuse_zero, sink)
+            job.table_binary(block_fn!($fo), refuse_zero, sink)
         }
     };
 }

@@ -12,6 +12,11 @@
 //!   repeated to a few hundred elements, so the kernel runs its contiguous loop against it
 //!   instead of a 3-element loop per row.
 //!
+//! A two-operand op whose operands need no tile hands its kernel whole runs of rows at once
+//! ([`BlockRows`], from [`walk_rows`]): a kernel reached through a function pointer (the op
+//! table's) then pays its call once per run, not once per row, which is most of a small
+//! op's time and a visible share of one with short rows.
+//!
 //! Kernels are monomorphised for the (contiguous | splat) combinations, which the compiler
 //! vectorises; strided operands take a per-element loop. Every output element is written
 //! exactly once, by the chunk that owns it, with the same arithmetic whatever the chunking,
@@ -102,6 +107,16 @@ impl<'a, T> Operand<'a, T> {
         self.ptr.wrapping_offset(offset)
     }
 
+    /// The operand seen from the element at `offset` on (computed without reading, keeping
+    /// the whole view's provenance, as [`Operand::element_ptr`]).
+    #[inline(always)]
+    fn from(self, offset: isize) -> Self {
+        Operand {
+            ptr: self.element_ptr(offset),
+            _life: PhantomData,
+        }
+    }
+
     /// `len` elements from `offset` on, with stride `stride`, as a source.
     ///
     /// # Safety
@@ -184,6 +199,97 @@ impl<'a, T> Src<'a, T> {
     }
 }
 
+/// A run of whole rows of a two-operand op, handed to a kernel in one call: `count` rows of
+/// `n` output positions each, one after another in the output; row `r` of operand `j` is the
+/// `n` elements from `r * step` elements after its first row's start, `stride` apart.
+///
+/// Only the walk builds one ([`BlockRows::new`]): the rows are its promise, so reading them
+/// ([`BlockRows::sources`]) is safe.
+pub(crate) struct BlockRows<'a, A, B> {
+    count: usize,
+    n: usize,
+    a: RowRun<'a, A>,
+    b: RowRun<'a, B>,
+}
+
+/// One operand's rows in a [`BlockRows`]: the first row's start (with the whole view's
+/// provenance, so later rows may be reached from it), the stride along a row and the step
+/// from one row's start to the next.
+struct RowRun<'a, T> {
+    start: Operand<'a, T>,
+    stride: isize,
+    step: isize,
+}
+
+impl<T> Clone for RowRun<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for RowRun<'_, T> {}
+
+impl<'a, A, B> BlockRows<'a, A, B> {
+    /// `count` rows of `n` positions: operand `a`'s row `r` is `n` elements from
+    /// `a_at + r * a_step`, `a_stride` apart (likewise `b`).
+    ///
+    /// # Safety
+    /// For every `r < count` and `i < n`, `a_at + r * a_step + i * a_stride` must be the
+    /// offset of an element of `a`'s view (likewise `b`), and `count`, `n` at least 1.
+    #[inline(always)]
+    unsafe fn new(
+        count: usize,
+        n: usize,
+        (a, a_at, a_stride, a_step): (Operand<'a, A>, isize, isize, isize),
+        (b, b_at, b_stride, b_step): (Operand<'a, B>, isize, isize, isize),
+    ) -> Self {
+        BlockRows {
+            count,
+            n,
+            a: RowRun {
+                start: a.from(a_at),
+                stride: a_stride,
+                step: a_step,
+            },
+            b: RowRun {
+                start: b.from(b_at),
+                stride: b_stride,
+                step: b_step,
+            },
+        }
+    }
+
+    /// How many rows.
+    #[inline(always)]
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Positions per row.
+    #[inline(always)]
+    pub(crate) fn row_len(&self) -> usize {
+        self.n
+    }
+
+    /// Both operands' sources for row `r`.
+    ///
+    /// # Panics
+    /// If `r >= count`.
+    #[inline(always)]
+    pub(crate) fn sources(&self, r: usize) -> (Src<'a, A>, Src<'a, B>) {
+        assert!(r < self.count, "block rows: row out of range");
+        let (a, b) = (self.a, self.b);
+        // SAFETY: `new`'s contract: row `r < count` of each operand is `n` elements of its
+        // view from `r * step` on, `stride` apart (offsets from the first row's start, which
+        // keeps the view's provenance).
+        unsafe {
+            (
+                a.start.run(r as isize * a.step, a.stride, self.n),
+                b.start.run(r as isize * b.step, b.stride, self.n),
+            )
+        }
+    }
+}
+
 /// Writes one stretch of a binary op's output.
 pub(crate) trait BinaryKernel<A, B, C>: Sync {
     /// `out[i] = f(a[i], b[i])` for every `i < out.len()`.
@@ -192,6 +298,17 @@ pub(crate) trait BinaryKernel<A, B, C>: Sync {
     /// from memory its caller has just written field by field, and a whole copy of them
     /// (for a call that takes them by value) reads them back with wider loads, which stalls.
     fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]);
+
+    /// [`BinaryKernel::block`] on each of a run of whole rows, row `r` into
+    /// `out[r * n .. (r + 1) * n]`. A kernel behind a function pointer takes the rows in one
+    /// call, so its per-call cost is paid once per run rather than once per row.
+    #[inline(always)]
+    fn rows<S: Slot<C>>(&self, rows: &BlockRows<'_, A, B>, out: &mut [S]) {
+        for (r, row) in out.chunks_exact_mut(rows.row_len()).enumerate() {
+            let (a, b) = rows.sources(r);
+            self.block(&a, &b, row);
+        }
+    }
 
     /// Refuses operands the op is not defined on (run once, when the output is not empty).
     fn check(&self, _a: &ArrayViewD<'_, A>, _b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
@@ -221,6 +338,11 @@ where
     #[inline(always)]
     fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]) {
         self.kernel.block(a, b, out);
+    }
+
+    #[inline(always)]
+    fn rows<S: Slot<C>>(&self, rows: &BlockRows<'_, A, B>, out: &mut [S]) {
+        self.kernel.rows(rows, out);
     }
 
     fn check(&self, _a: &ArrayViewD<'_, A>, b: &ArrayViewD<'_, B>) -> Result<(), BroadcastError> {
@@ -830,8 +952,32 @@ fn write_binary_chunk<A, B, C, K, S>(
     S: Slot<C>,
     K: BinaryKernel<A, B, C>,
 {
-    let (mut ta, mut tb) = (Tile::new(), Tile::new());
     let len = chunk.len();
+    if let [RowKind::Run { stride: sa }, RowKind::Run { stride: sb }] = plan.kinds() {
+        // No tiles: runs of whole rows go to the kernel in one call each.
+        walk_rows(
+            plan,
+            start,
+            len,
+            #[inline(always)]
+            |pieces, from, n, rows, steps| {
+                let [Piece::Run { offset: oa, .. }, Piece::Run { offset: ob, .. }] = *pieces else {
+                    unreachable!("every operand's row is a run")
+                };
+                // SAFETY: the pieces come from walking `plan`, built from the very views `a`
+                // and `b` point into, over output positions of this chunk; row `r` of the
+                // `rows` lies `r` steps along the innermost outer axis (whose strides are
+                // `steps`), and along a row operand `j` is a run of its row stride, so each
+                // row's `n` elements are elements of the view. `n` and `rows` are at least 1.
+                let block = unsafe {
+                    BlockRows::new(rows, n, (a, oa, sa, steps[0]), (b, ob, sb, steps[1]))
+                };
+                kernel.rows(&block, &mut chunk[from..from + n * rows]);
+            },
+        );
+        return;
+    }
+    let (mut ta, mut tb) = (Tile::new(), Tile::new());
     walk(
         plan,
         start,

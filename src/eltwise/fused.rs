@@ -1154,6 +1154,7 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
                         let job = BlockJob {
                             op: step.op,
                             args: &srcs[..step.args.len()],
+                            rows: None,
                             dtype: self.dtype,
                             f16c: self.f16c,
                         };
@@ -1174,6 +1175,7 @@ impl<T: BlockKernels, const N: usize> Run<'_, '_, T, N> {
                         let job = BlockJob {
                             op: step.op,
                             args: &srcs[..step.args.len()],
+                            rows: None,
                             dtype: DType::Bool.name(),
                             f16c: self.f16c,
                         };

@@ -4,7 +4,8 @@
 //! - **block kernels** (`*_same_fn`, `*_bool_fn`): per op a small function that runs the op's
 //!   body over one block of sources through the block loop of its shape, compiled for the
 //!   baseline ISA and for AVX2. A fused expression calls them per node per block; a whole
-//!   two-operand op calls its block kernel per stretch of the plan walk ([`TableBinary`]), so
+//!   two-operand op calls its block kernel per run of whole rows of the plan walk (per
+//!   stretch where an operand is read from a tile) ([`TableBinary`]), so
 //!   the walk, the threads and the output handling are compiled once per element type, not
 //!   once per op and type.
 //! - **whole-op kernels** (`*_same`, `*_bool`): one arm per op; the two-operand ops go to
@@ -16,8 +17,8 @@
 use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
-    run_binary, run_fold, run_quantize, wide_isa, BinaryKernel, Fold, FoldPass, PerElement,
-    Quantize, RefuseZeroDivisor, Sink, Src,
+    run_binary, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows, Fold, FoldPass,
+    PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
 };
 use super::half::{Half, ViaF32};
 #[allow(unused_imports)]
@@ -152,8 +153,8 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
 pub(crate) type BlockFn<T, C> =
     unsafe fn(&BlockJob<'_, '_, T>, &mut [MaybeUninit<C>]) -> Result<(), BroadcastError>;
 
-/// A two-operand op of the table as one [`BinaryKernel`]: per stretch of the plan walk, the
-/// op's block kernel (one match on the op, then the op's block loop). The walk is compiled
+/// A two-operand op of the table as one [`BinaryKernel`]: per run of rows ([`BlockRows`]) or
+/// stretch of the plan walk, the op's block kernel (one match on the op, then the op's block loop). The walk is compiled
 /// once per element type, not once per op and type.
 pub(crate) struct TableBinary<T, C> {
     op: EltwiseOp,
@@ -161,6 +162,34 @@ pub(crate) struct TableBinary<T, C> {
     f16c: Option<Avx2>,
     refuse_zero: bool,
     block: BlockFn<T, C>,
+}
+
+impl<T, C> TableBinary<T, C> {
+    /// One call of the op's block kernel, on one block (`args`) or a run of rows (`rows`).
+    #[inline(always)]
+    fn call_block(
+        &self,
+        args: &[Src<'_, T>],
+        rows: Option<&BlockRows<'_, T, T>>,
+        out: &mut [MaybeUninit<C>],
+    ) {
+        let job = BlockJob {
+            op: self.op,
+            args,
+            rows,
+            dtype: self.dtype,
+            f16c: self.f16c,
+        };
+        // SAFETY: `block` is the AVX2 build only when it was chosen with the token that proves
+        // this CPU runs AVX2 ([`BlockKernels::same_fn`]).
+        let done = unsafe { (self.block)(&job, out) };
+        if let Err(e) = done {
+            // The op, the type and the arity were checked before the run, and a zero divisor
+            // by `check`; a failed block has not written its slots, so the run must not
+            // return (the executor's guard turns this into `WorkerPanicked`).
+            unreachable!("a block kernel refused operands checked before the run: {e}");
+        }
+    }
 }
 
 impl<T, C> BinaryKernel<T, T, C> for TableBinary<T, C>
@@ -174,21 +203,14 @@ where
         // in every slot they are given, never an uninitialised value.
         let slots = unsafe { uninit_slots(out) };
         let args = [*a, *b];
-        let job = BlockJob {
-            op: self.op,
-            args: &args,
-            dtype: self.dtype,
-            f16c: self.f16c,
-        };
-        // SAFETY: `block` is the AVX2 build only when it was chosen with the token that proves
-        // this CPU runs AVX2 ([`BlockKernels::same_fn`]).
-        let done = unsafe { (self.block)(&job, slots) };
-        if let Err(e) = done {
-            // The op, the type and the arity were checked before the run, and a zero divisor
-            // by `check`; a failed block has not written its slots, so the run must not
-            // return (the executor's guard turns this into `WorkerPanicked`).
-            unreachable!("a block kernel refused operands checked before the run: {e}");
-        }
+        self.call_block(&args, None, slots);
+    }
+
+    #[inline]
+    fn rows<S: Slot<C>>(&self, rows: &BlockRows<'_, T, T>, out: &mut [S]) {
+        // SAFETY: as in `block`.
+        let slots = unsafe { uninit_slots(out) };
+        self.call_block(&[], Some(rows), slots);
     }
 
     fn check(&self, _a: &ArrayViewD<'_, T>, b: &ArrayViewD<'_, T>) -> Result<(), BroadcastError> {
@@ -337,7 +359,7 @@ macro_rules! pick {
 ///
 /// `$path` is `(whole 'label)` for a whole op's run, `block` for a block of an expression's
 /// node. A whole two-operand op runs its block kernel (the `block` path's function for the
-/// type, [`BlockKernels`]) once per stretch of the plan walk ([`TableBinary`]), so the walk is
+/// type, [`BlockKernels`]) once per run of rows of the plan walk ([`TableBinary`]), so the walk is
 /// compiled once per element type rather than once per op and type; its arm only says
 /// whether a zero divisor is refused (`break 'label`), and the whole-op kernel then makes
 /// its one call of the table's two-operand runner.
@@ -577,6 +599,8 @@ op_bodies!(
 pub(crate) struct BlockJob<'s, 'a, T> {
     pub(crate) op: EltwiseOp,
     pub(crate) args: &'s [Src<'a, T>],
+    /// Instead of `args`, a run of whole rows of a two-operand op (a whole op's walk).
+    pub(crate) rows: Option<&'s BlockRows<'a, T, T>>,
     pub(crate) dtype: &'static str,
     /// The CPU's F16C, found once per run (not once per block) for the 16-bit float kernels.
     pub(crate) f16c: Option<Avx2>,
@@ -618,12 +642,23 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
         K: BinaryKernel<T, T, C>,
         D: BlockSink<C>,
     {
-        let [a, b] = self.args else {
-            return Err(self.arity());
-        };
         let out = sink.slots();
-        kernel.check_block(*b, out.len())?;
-        kernel.block(a, b, out);
+        // One block is one row; the loop is written once so the op's block loop is inlined
+        // once.
+        let (count, n) = match self.rows {
+            Some(rows) => (rows.count(), rows.row_len()),
+            None => (1, out.len()),
+        };
+        for r in 0..count {
+            let (a, b) = match (self.rows, self.args) {
+                (Some(rows), _) => rows.sources(r),
+                (None, [a, b]) => (*a, *b),
+                (None, _) => return Err(self.arity()),
+            };
+            let row = &mut out[r * n..(r + 1) * n];
+            kernel.check_block(b, n)?;
+            kernel.block(&a, &b, row);
+        }
         Ok(sink.done())
     }
 
@@ -640,6 +675,10 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
         G: Fn(T, usize) -> T + Sync,
         D: BlockSink<T>,
     {
+        if self.rows.is_some() {
+            // Runs of rows are a two-operand op's (`TableBinary`).
+            return Err(self.arity());
+        }
         let pass = FoldPass {
             partial: false,
             finish: Some(self.args.len()),
@@ -654,7 +693,7 @@ impl<T: Copy + Send + Sync> BlockJob<'_, '_, T> {
         F: QuantizeBody<T>,
         D: BlockSink<T>,
     {
-        let Ok(args) = <&[Src<'_, T>; 5]>::try_from(self.args) else {
+        let (None, Ok(args)) = (self.rows, <&[Src<'_, T>; 5]>::try_from(self.args)) else {
             return Err(self.arity());
         };
         kernel.block(args, sink.slots());

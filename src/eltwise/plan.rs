@@ -12,67 +12,12 @@
 use crate::auto_broadcast::{eltwise_shape, AutoBroadcast};
 use crate::error::{BroadcastError, Dims};
 use crate::mode::Rule;
+use crate::plan::AxisList;
 use crate::planners::{common_shape, plan_pdpd};
 use crate::shape::checked_len;
 
-/// Axes kept inline by [`AxisVec`]; a plan with more keeps them on the heap. Eight, as the
-/// Broadcast planner's lists: a plan is built and moved once per call, so its size is part
-/// of a tiny op's cost, and real tensors rarely have more than six axes.
-const INLINE: usize = 8;
-
 /// Rows shorter than this many elements are widened over the axes above when they can be.
 pub(crate) const MIN_ROW_ELEMS: usize = 256;
-
-/// A short list of per-axis values, inline up to [`INLINE`] (so planning a small op
-/// allocates nothing).
-#[derive(Clone)]
-pub(crate) struct AxisVec<T: Copy> {
-    len: usize,
-    inline: [T; INLINE],
-    heap: Vec<T>,
-}
-
-impl<T: Copy> AxisVec<T> {
-    fn new(fill: T) -> Self {
-        AxisVec {
-            len: 0,
-            inline: [fill; INLINE],
-            heap: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, v: T) {
-        if self.heap.is_empty() && self.len < INLINE {
-            self.inline[self.len] = v;
-        } else {
-            if self.heap.is_empty() {
-                self.heap.extend_from_slice(&self.inline[..self.len]);
-            }
-            self.heap.push(v);
-        }
-        self.len += 1;
-    }
-
-    pub(crate) fn as_slice(&self) -> &[T] {
-        if self.heap.is_empty() {
-            &self.inline[..self.len]
-        } else {
-            &self.heap
-        }
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [T] {
-        if self.heap.is_empty() {
-            &mut self.inline[..self.len]
-        } else {
-            &mut self.heap
-        }
-    }
-
-    fn last_mut(&mut self) -> Option<&mut T> {
-        self.as_mut_slice().last_mut()
-    }
-}
 
 /// How one operand is read along a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,11 +42,11 @@ pub(crate) enum RowKind {
 #[derive(Clone)]
 pub(crate) struct EltwisePlan<const N: usize> {
     /// The output shape, unsimplified.
-    out_shape: AxisVec<usize>,
+    out_shape: AxisList<usize>,
     /// Simplified dims (never empty once built: a scalar output is one axis of 1).
-    dims: AxisVec<usize>,
+    dims: AxisList<usize>,
     /// Per simplified axis, one stride per operand.
-    strides: AxisVec<[isize; N]>,
+    strides: AxisList<[isize; N]>,
     /// Each operand's offset at the output's origin.
     bases: [isize; N],
     /// Number of output elements.
@@ -140,9 +85,9 @@ impl<const N: usize> EltwisePlan<N> {
     #[inline(always)]
     pub(crate) fn empty() -> Self {
         EltwisePlan {
-            out_shape: AxisVec::new(0),
-            dims: AxisVec::new(0),
-            strides: AxisVec::new([0; N]),
+            out_shape: AxisList::new(),
+            dims: AxisList::new(),
+            strides: AxisList::filled([0; N]),
             bases: [0; N],
             len: 0,
             outer: 0,
@@ -174,7 +119,7 @@ impl<const N: usize> EltwisePlan<N> {
             N == 2,
             &mut starts,
         )?;
-        let out = self.out_shape.as_slice();
+        let out = &self.out_shape[..];
         self.len = checked_len(out)?;
         for (k, &d) in out.iter().enumerate() {
             if d == 1 {
@@ -206,7 +151,7 @@ impl<const N: usize> EltwisePlan<N> {
                 self.strides.push(s);
             }
         }
-        if self.dims.len == 0 {
+        if self.dims.is_empty() {
             self.dims.push(1);
             self.strides.push([0; N]);
         }
@@ -216,8 +161,8 @@ impl<const N: usize> EltwisePlan<N> {
 
     /// Picks the row: the innermost axis, widened while short (see the module docs).
     fn choose_row(&mut self, periodic: bool) {
-        let dims = self.dims.as_slice();
-        let strides = self.strides.as_slice();
+        let dims = &self.dims[..];
+        let strides = &self.strides[..];
         let mut top = dims.len() - 1;
         let mut row_len = dims[top];
         let mut kinds = [RowKind::Run { stride: 0 }; N];
@@ -261,7 +206,7 @@ impl<const N: usize> EltwisePlan<N> {
 
     /// The output shape.
     pub(crate) fn out_shape(&self) -> &[usize] {
-        self.out_shape.as_slice()
+        &self.out_shape[..]
     }
 
     /// Number of output elements.
@@ -272,17 +217,17 @@ impl<const N: usize> EltwisePlan<N> {
     /// Simplified dims.
     #[cfg(test)]
     pub(crate) fn dims(&self) -> &[usize] {
-        self.dims.as_slice()
+        &self.dims[..]
     }
 
     /// Dims of the outer axes (walked by the odometer).
     pub(crate) fn outer_dims(&self) -> &[usize] {
-        &self.dims.as_slice()[..self.outer]
+        &self.dims[..self.outer]
     }
 
     /// Strides of the outer axes.
     pub(crate) fn outer_strides(&self) -> &[[isize; N]] {
-        &self.strides.as_slice()[..self.outer]
+        &self.strides[..self.outer]
     }
 
     /// Operand offsets at the origin.
@@ -315,17 +260,17 @@ pub(crate) fn operand_starts(
     pairwise: bool,
 ) -> Result<(Vec<usize>, Vec<usize>), BroadcastError> {
     let mut starts = vec![0usize; shapes.len()];
-    let mut out = AxisVec::new(0);
+    let mut out = AxisList::new();
     layout_into(&mut out, shapes, target, spec, pairwise, &mut starts)?;
-    checked_len(out.as_slice())?;
-    Ok((out.as_slice().to_vec(), starts))
+    checked_len(&out)?;
+    Ok((out.to_vec(), starts))
 }
 
 /// Pushes the output shape onto `out` (empty) and sets each operand's start axis.
 // Inlined into `build`, where the operand count is a constant.
 #[inline(always)]
 fn layout_into(
-    out: &mut AxisVec<usize>,
+    out: &mut AxisList<usize>,
     shapes: &[&[usize]],
     target: usize,
     spec: &AutoBroadcast,
@@ -350,7 +295,7 @@ fn layout_into(
             for _ in 0..rank {
                 out.push(1);
             }
-            let o = out.as_mut_slice();
+            let o = &mut out[..];
             for (j, shape) in shapes.iter().enumerate() {
                 let pad = rank - shape.len();
                 starts[j] = pad;

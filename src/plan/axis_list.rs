@@ -1,9 +1,9 @@
 //! A per-axis list that lives inline up to [`INLINE_RANK`] entries and on the heap beyond.
 //!
-//! A plan holds six lists of about one entry per axis. Allocating each one cost more than the
-//! whole copy of a small broadcast, so for the ranks real tensors have (rarely above 6) they
-//! sit in fixed arrays inside the plan; a longer list moves to a `Vec`, so any rank still
-//! works.
+//! A Broadcast plan holds six lists of about one entry per axis, an element-wise plan three.
+//! Allocating each one cost more than the whole copy of a small broadcast, so for the ranks
+//! real tensors have (rarely above 6) they sit in fixed arrays inside the plan; a longer list
+//! moves to a `Vec`, so any rank still works.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -16,7 +16,7 @@ pub(crate) const INLINE_RANK: usize = 8;
 /// Equality and `Debug` are those of the slice it holds, so a list compares and prints the
 /// same whichever storage it is in.
 #[derive(Clone)]
-pub(crate) enum AxisList<T: Copy + Default> {
+pub(crate) enum AxisList<T: Copy> {
     /// `items[..len]` is the list; the rest is filler, never read.
     Inline { len: usize, items: [T; INLINE_RANK] },
     /// A list that outgrew the inline array.
@@ -27,9 +27,18 @@ impl<T: Copy + Default> AxisList<T> {
     /// An empty list.
     #[inline]
     pub(crate) fn new() -> Self {
+        Self::filled(T::default())
+    }
+}
+
+impl<T: Copy> AxisList<T> {
+    /// An empty list whose inline filler is `fill` (for entry types without a `Default`, such
+    /// as an array of `N` strides).
+    #[inline]
+    pub(crate) fn filled(fill: T) -> Self {
         AxisList::Inline {
             len: 0,
-            items: [T::default(); INLINE_RANK],
+            items: [fill; INLINE_RANK],
         }
     }
 
@@ -129,7 +138,7 @@ fn heap_copy<T: Copy>(items: &[T], more: usize) -> Vec<T> {
     heap
 }
 
-impl<T: Copy + Default> Deref for AxisList<T> {
+impl<T: Copy> Deref for AxisList<T> {
     type Target = [T];
 
     #[inline]
@@ -141,7 +150,7 @@ impl<T: Copy + Default> Deref for AxisList<T> {
     }
 }
 
-impl<T: Copy + Default> DerefMut for AxisList<T> {
+impl<T: Copy> DerefMut for AxisList<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match self {
@@ -151,7 +160,7 @@ impl<T: Copy + Default> DerefMut for AxisList<T> {
     }
 }
 
-impl<'a, T: Copy + Default> IntoIterator for &'a AxisList<T> {
+impl<'a, T: Copy> IntoIterator for &'a AxisList<T> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
 
@@ -160,15 +169,15 @@ impl<'a, T: Copy + Default> IntoIterator for &'a AxisList<T> {
     }
 }
 
-impl<T: Copy + Default + PartialEq> PartialEq for AxisList<T> {
+impl<T: Copy + PartialEq> PartialEq for AxisList<T> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
     }
 }
 
-impl<T: Copy + Default + Eq> Eq for AxisList<T> {}
+impl<T: Copy + Eq> Eq for AxisList<T> {}
 
-impl<T: Copy + Default + fmt::Debug> fmt::Debug for AxisList<T> {
+impl<T: Copy + fmt::Debug> fmt::Debug for AxisList<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         (**self).fmt(f)
     }
@@ -190,6 +199,23 @@ mod tests {
         let mut list = AxisList::new();
         list.extend_from_slice(values);
         list
+    }
+
+    #[test]
+    fn entries_without_a_default_fill_inline_and_spill() {
+        // The element-wise plan's strides: one array of `N` per axis.
+        let mut list = AxisList::filled([0isize; 3]);
+        for k in 0..INLINE_RANK as isize {
+            list.push([k, -k, 2 * k]);
+        }
+        assert!(list.is_inline());
+        list.push([9, 9, 9]);
+        assert!(!list.is_inline());
+        let expected: Vec<[isize; 3]> = (0..INLINE_RANK as isize)
+            .map(|k| [k, -k, 2 * k])
+            .chain([[9, 9, 9]])
+            .collect();
+        assert_eq!(&*list, &expected[..]);
     }
 
     #[test]

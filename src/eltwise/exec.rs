@@ -853,7 +853,8 @@ where
         ops: (Operand::of(a), Operand::of(b)),
         kernel,
         par,
-        wide: wide_isa(),
+        wide: wide_isa()
+            .filter(|_| plan.len().saturating_mul(std::mem::size_of::<C>()) >= WIDE_FROM_BYTES),
     };
     sink.finish(&plan, &writer)
 }
@@ -903,6 +904,11 @@ where
         }
     }
 }
+
+/// Outputs (and kernel calls) below this many bytes run the baseline build even where the
+/// strategy runs the element-wise loops compiled for AVX2 ([`wide_isa`]): on a few cache
+/// lines the wider loops gain nothing and their set-up and tails cost a tiny op's time.
+pub(crate) const WIDE_FROM_BYTES: usize = 4096;
 
 /// The AVX2 token when the strategy for this CPU runs the element-wise loops compiled for
 /// AVX2 (read once per run, on the calling thread). Wider loads and stores keep more cache

@@ -18,7 +18,7 @@ use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
     run_binary, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows, Fold, FoldPass,
-    PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
+    PerElement, Quantize, RefuseZeroDivisor, Sink, Src, WIDE_FROM_BYTES,
 };
 use super::half::{Half, ViaF32};
 #[allow(unused_imports)]
@@ -110,12 +110,14 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         C: Copy + Send,
         D: Sink<C>,
     {
+        let wide = wide_isa();
         let kernel = TableBinary {
             op: self.op,
             dtype: self.dtype,
             f16c: Avx2::detect(),
             refuse_zero,
-            block: block_fn(self.op, wide_isa()),
+            block: block_fn(self.op, None),
+            wide_block: wide.map(|isa| block_fn(self.op, Some(isa))),
         };
         self.binary(&kernel, sink)
     }
@@ -161,7 +163,11 @@ pub(crate) struct TableBinary<T, C> {
     dtype: &'static str,
     f16c: Option<Avx2>,
     refuse_zero: bool,
+    /// The baseline build.
     block: BlockFn<T, C>,
+    /// The AVX2 build, where the strategy and the CPU run it: used for calls of at least
+    /// [`WIDE_FROM_BYTES`] of output.
+    wide_block: Option<BlockFn<T, C>>,
 }
 
 impl<T, C> TableBinary<T, C> {
@@ -180,9 +186,13 @@ impl<T, C> TableBinary<T, C> {
             dtype: self.dtype,
             f16c: self.f16c,
         };
-        // SAFETY: `block` is the AVX2 build only when it was chosen with the token that proves
-        // this CPU runs AVX2 ([`BlockKernels::same_fn`]).
-        let done = unsafe { (self.block)(&job, out) };
+        let block = match self.wide_block {
+            Some(wide) if std::mem::size_of_val(out) >= WIDE_FROM_BYTES => wide,
+            _ => self.block,
+        };
+        // SAFETY: `wide_block` is the AVX2 build, chosen with the token that proves this CPU
+        // runs AVX2 ([`BlockKernels::same_fn`]); `block` is the baseline build.
+        let done = unsafe { block(&job, out) };
         if let Err(e) = done {
             // The op, the type and the arity were checked before the run, and a zero divisor
             // by `check`; a failed block has not written its slots, so the run must not

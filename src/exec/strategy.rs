@@ -81,7 +81,8 @@ pub struct Strategy {
     /// software prefetch).
     pub prefetch_ahead: usize,
     /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
-    /// build's 16-byte vectors).
+    /// build's 16-byte vectors); small outputs stay on the baseline build either way
+    /// (`eltwise::exec::WIDE_FROM_BYTES`).
     pub wide_eltwise: bool,
     /// The width of loops bound by their arithmetic rather than by memory: FakeQuantize's
     /// row (a division and a rounding per element) at this width where the CPU has it (else
@@ -107,16 +108,16 @@ pub struct Strategy {
 impl Strategy {
     /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
     /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon; the memory-bound
-    /// element-wise loops at the baseline width, FakeQuantize's at AVX-512, fused chains in
-    /// registers at AVX2, f16 chains natively where the CPU has AVX512-FP16, whole
-    /// element-wise ops streamed beyond the threshold (the last four measured on the 2-vCPU
-    /// Xeon).
+    /// element-wise loops compiled for AVX2 (outputs from 4 KiB), FakeQuantize's at AVX-512,
+    /// fused chains in registers at AVX2, f16 chains natively where the CPU has AVX512-FP16,
+    /// whole element-wise ops streamed beyond the threshold (the last five measured on the
+    /// 2-vCPU Xeon).
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 1024,
-        wide_eltwise: false,
+        wide_eltwise: true,
         arithmetic: ArithmeticWidth::Avx512,
         register_chains: true,
         native_f16: true,

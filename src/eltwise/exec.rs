@@ -853,8 +853,7 @@ where
         ops: (Operand::of(a), Operand::of(b)),
         kernel,
         par,
-        wide: wide_isa()
-            .filter(|_| plan.len().saturating_mul(std::mem::size_of::<C>()) >= WIDE_FROM_BYTES),
+        wide: wide_isa_for(plan.len().saturating_mul(std::mem::size_of::<C>())),
     };
     sink.finish(&plan, &writer)
 }
@@ -919,6 +918,15 @@ pub(super) fn wide_isa() -> Option<Avx2> {
         Avx2::detect()
     } else {
         None
+    }
+}
+
+/// [`wide_isa`] for a run writing `bytes` of output: none below [`WIDE_FROM_BYTES`].
+pub(super) fn wide_isa_for(bytes: usize) -> Option<Avx2> {
+    if bytes < WIDE_FROM_BYTES {
+        None
+    } else {
+        wide_isa()
     }
 }
 

@@ -28,8 +28,8 @@ use std::sync::{Arc, Mutex};
 
 use super::chain::{ChainFn, ChainIsa, Node, RowSource, Rows, MAX_LINKS};
 use super::exec::{
-    advance, cost_bytes, room, run_source, select_block, source, walk, walk_rows, wide_isa, Fresh,
-    Into, Operand, Piece, Sink, Src, Tile, Writer, FOLD_MAX, WIDE_FROM_BYTES,
+    advance, cost_bytes, room, run_source, select_block, source, walk, walk_rows, wide_isa_for,
+    Fresh, Into, Operand, Piece, Sink, Src, Tile, Writer, FOLD_MAX,
 };
 use super::expr::{literal_tensor, ExprValue, Expression};
 use super::kernels::{BlockJob, BlockKernels};
@@ -602,8 +602,7 @@ fn run_planned<T: BlockKernels, const N: usize>(
         value_literals,
         bool_literals,
         dtype: T::DTYPE.name(),
-        isa: wide_isa()
-            .filter(|_| plan.len().saturating_mul(std::mem::size_of::<T>()) >= WIDE_FROM_BYTES),
+        isa: wide_isa_for(plan.len().saturating_mul(std::mem::size_of::<T>())),
         f16c: Avx2::detect(),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),

@@ -110,14 +110,13 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         C: Copy + Send,
         D: Sink<C>,
     {
-        let wide = wide_isa();
         let kernel = TableBinary {
             op: self.op,
             dtype: self.dtype,
             f16c: Avx2::detect(),
             refuse_zero,
             block: block_fn(self.op, None),
-            wide_block: wide.map(|isa| block_fn(self.op, Some(isa))),
+            wide_block: wide_isa().map(|isa| block_fn(self.op, Some(isa))),
         };
         self.binary(&kernel, sink)
     }
@@ -156,8 +155,8 @@ pub(crate) type BlockFn<T, C> =
     unsafe fn(&BlockJob<'_, '_, T>, &mut [MaybeUninit<C>]) -> Result<(), BroadcastError>;
 
 /// A two-operand op of the table as one [`BinaryKernel`]: per run of rows ([`BlockRows`]) or
-/// stretch of the plan walk, the op's block kernel (one match on the op, then the op's block loop). The walk is compiled
-/// once per element type, not once per op and type.
+/// stretch of the plan walk, the op's block kernel (one match on the op, then the op's block
+/// loop). The walk is compiled once per element type, not once per op and type.
 pub(crate) struct TableBinary<T, C> {
     op: EltwiseOp,
     dtype: &'static str,

@@ -512,6 +512,7 @@ fn every_store_strategy_matches_the_reference() {
                     streamed_rows,
                     prefetch_ahead: 0,
                     wide_eltwise: false,
+                    wide_eltwise_from: 0,
                     arithmetic: bcast::exec::ArithmeticWidth::Baseline,
                     register_chains: false,
                     native_f16: false,

@@ -387,60 +387,106 @@ where
 {
     #[inline(always)]
     fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]) {
+        // Contiguous operands go a cache line at a time (of the narrower type), each line's
+        // hint issued ahead. The line's length is a constant of the types, so the match
+        // folds to one arm.
         let f = &self.0;
-        let n = out.len();
-        // Contiguous operands are read a line at a time, each line's hint issued ahead; the
-        // distance is read once per block.
-        let line = per_line::<A>().min(per_line::<B>());
-        let ahead = Ahead::get();
-        match (a, b) {
-            (Src::Contig(x), Src::Contig(y)) => {
-                let (x, y) = (&x[..n], &y[..n]);
-                let mut i = 0;
-                for o in out.chunks_mut(line) {
-                    ahead.hint(x.as_ptr().wrapping_add(i));
-                    ahead.hint(y.as_ptr().wrapping_add(i));
-                    for ((o, &x), &y) in o.iter_mut().zip(&x[i..]).zip(&y[i..]) {
-                        o.put(f(x, y));
-                    }
-                    i += line;
-                }
-            }
-            (Src::Contig(x), Src::Splat(y)) => {
-                let (x, y) = (&x[..n], **y);
-                let mut i = 0;
-                for o in out.chunks_mut(line) {
-                    ahead.hint(x.as_ptr().wrapping_add(i));
-                    for (o, &x) in o.iter_mut().zip(&x[i..]) {
-                        o.put(f(x, y));
-                    }
-                    i += line;
-                }
-            }
-            (Src::Splat(x), Src::Contig(y)) => {
-                let (x, y) = (**x, &y[..n]);
-                let mut i = 0;
-                for o in out.chunks_mut(line) {
-                    ahead.hint(y.as_ptr().wrapping_add(i));
-                    for (o, &y) in o.iter_mut().zip(&y[i..]) {
-                        o.put(f(x, y));
-                    }
-                    i += line;
-                }
-            }
-            (Src::Splat(x), Src::Splat(y)) => {
-                let (x, y) = (**x, **y);
-                for o in out.iter_mut() {
+        match per_line::<A>().min(per_line::<B>()) {
+            64 => element_lines::<64, _, _, _, _>(f, a, b, out),
+            32 => element_lines::<32, _, _, _, _>(f, a, b, out),
+            16 => element_lines::<16, _, _, _, _>(f, a, b, out),
+            8 => element_lines::<8, _, _, _, _>(f, a, b, out),
+            4 => element_lines::<4, _, _, _, _>(f, a, b, out),
+            2 => element_lines::<2, _, _, _, _>(f, a, b, out),
+            _ => element_lines::<1, _, _, _, _>(f, a, b, out),
+        }
+    }
+}
+
+/// [`PerElement`]'s block in lines of `L` elements.
+///
+/// Each line's operand values are copied into arrays before its results are stored. The
+/// operands and the output reach the kernel through the walk's pointers, so the compiler
+/// cannot tell that they never overlap; with a load and a store per element it must keep
+/// them in that order, and either checks for overlap at run time on every line or, the line
+/// being of constant length, unrolls it into one scalar operation per element. A line read
+/// first is in the order the vectoriser wants: the line's loads, its arithmetic, its stores.
+#[inline(always)]
+fn element_lines<const L: usize, A: Copy, B: Copy, C, S: Slot<C>>(
+    f: &impl Fn(A, B) -> C,
+    a: &Src<'_, A>,
+    b: &Src<'_, B>,
+    out: &mut [S],
+) {
+    let n = out.len();
+    let full = n - n % L;
+    let ahead = Ahead::get();
+    match (a, b) {
+        (Src::Contig(x), Src::Contig(y)) => {
+            let (x, y) = (&x[..n], &y[..n]);
+            let (body, tail) = out.split_at_mut(full);
+            let lines = body
+                .chunks_exact_mut(L)
+                .zip(x.chunks_exact(L))
+                .zip(y.chunks_exact(L));
+            for ((o, x), y) in lines {
+                ahead.hint(x.as_ptr());
+                ahead.hint(y.as_ptr());
+                let (x, y) = (read_line::<L, A>(x), read_line::<L, B>(y));
+                for ((o, &x), &y) in o.iter_mut().zip(&x).zip(&y) {
                     o.put(f(x, y));
                 }
             }
-            _ => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    o.put(f(*a.get(i), *b.get(i)));
+            for ((o, &x), &y) in tail.iter_mut().zip(&x[full..]).zip(&y[full..]) {
+                o.put(f(x, y));
+            }
+        }
+        (Src::Contig(x), Src::Splat(y)) => {
+            let (x, y) = (&x[..n], **y);
+            let (body, tail) = out.split_at_mut(full);
+            for (o, x) in body.chunks_exact_mut(L).zip(x.chunks_exact(L)) {
+                ahead.hint(x.as_ptr());
+                let x = read_line::<L, A>(x);
+                for (o, &x) in o.iter_mut().zip(&x) {
+                    o.put(f(x, y));
                 }
+            }
+            for (o, &x) in tail.iter_mut().zip(&x[full..]) {
+                o.put(f(x, y));
+            }
+        }
+        (Src::Splat(x), Src::Contig(y)) => {
+            let (x, y) = (**x, &y[..n]);
+            let (body, tail) = out.split_at_mut(full);
+            for (o, y) in body.chunks_exact_mut(L).zip(y.chunks_exact(L)) {
+                ahead.hint(y.as_ptr());
+                let y = read_line::<L, B>(y);
+                for (o, &y) in o.iter_mut().zip(&y) {
+                    o.put(f(x, y));
+                }
+            }
+            for (o, &y) in tail.iter_mut().zip(&y[full..]) {
+                o.put(f(x, y));
+            }
+        }
+        (Src::Splat(x), Src::Splat(y)) => {
+            let (x, y) = (**x, **y);
+            for o in out.iter_mut() {
+                o.put(f(x, y));
+            }
+        }
+        _ => {
+            for (i, o) in out.iter_mut().enumerate() {
+                o.put(f(*a.get(i), *b.get(i)));
             }
         }
     }
+}
+
+/// A line's values, copied out of `s` (a chunk of `chunks_exact(L)`, so `L` long).
+#[inline(always)]
+fn read_line<const L: usize, T: Copy>(s: &[T]) -> [T; L] {
+    *s.first_chunk::<L>().expect("a whole line")
 }
 
 /// Where one operand's values for one stretch come from, in offsets (the plan walk's view).
@@ -904,30 +950,23 @@ where
     }
 }
 
-/// Outputs (and kernel calls) below this many bytes run the baseline build even where the
-/// strategy runs the element-wise loops compiled for AVX2 ([`wide_isa`]): on a few cache
-/// lines the wider loops gain nothing and their set-up and tails cost a tiny op's time.
-pub(crate) const WIDE_FROM_BYTES: usize = 4096;
-
 /// The AVX2 token when the strategy for this CPU runs the element-wise loops compiled for
-/// AVX2 (read once per run, on the calling thread). Wider loads and stores keep more cache
-/// lines in flight per loop iteration, which is what one thread's memory bandwidth needs on
-/// some CPUs; every op's arithmetic is the same IEEE operation at any vector width.
-pub(super) fn wide_isa() -> Option<Avx2> {
-    if Strategy::get().wide_eltwise {
-        Avx2::detect()
+/// AVX2 (read once per run, on the calling thread), with the output size in bytes from which
+/// it does ([`Strategy::wide_eltwise_from`]). Wider loads and stores keep more cache lines
+/// in flight per loop iteration, which is what one thread's memory bandwidth needs on some
+/// CPUs; every op's arithmetic is the same IEEE operation at any vector width.
+pub(super) fn wide_isa() -> Option<(Avx2, usize)> {
+    let strategy = Strategy::get();
+    if strategy.wide_eltwise {
+        Avx2::detect().map(|isa| (isa, strategy.wide_eltwise_from))
     } else {
         None
     }
 }
 
-/// [`wide_isa`] for a run writing `bytes` of output: none below [`WIDE_FROM_BYTES`].
+/// [`wide_isa`]'s token for a run writing `bytes` of output: none below the strategy's size.
 pub(super) fn wide_isa_for(bytes: usize) -> Option<Avx2> {
-    if bytes < WIDE_FROM_BYTES {
-        None
-    } else {
-        wide_isa()
-    }
+    wide_isa().and_then(|(isa, from)| (bytes >= from).then_some(isa))
 }
 
 /// [`write_binary_chunk`] compiled with AVX2 (everything it calls is `#[inline(always)]`).

@@ -18,7 +18,7 @@ use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
     run_binary, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows, Fold, FoldPass,
-    PerElement, Quantize, RefuseZeroDivisor, Sink, Src, WIDE_FROM_BYTES,
+    PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
 };
 use super::half::{Half, ViaF32};
 #[allow(unused_imports)]
@@ -116,7 +116,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
             f16c: Avx2::detect(),
             refuse_zero,
             block: block_fn(self.op, None),
-            wide_block: wide_isa().map(|isa| block_fn(self.op, Some(isa))),
+            wide_block: wide_isa().map(|(isa, from)| (block_fn(self.op, Some(isa)), from)),
         };
         self.binary(&kernel, sink)
     }
@@ -164,9 +164,9 @@ pub(crate) struct TableBinary<T, C> {
     refuse_zero: bool,
     /// The baseline build.
     block: BlockFn<T, C>,
-    /// The AVX2 build, where the strategy and the CPU run it: used for calls of at least
-    /// [`WIDE_FROM_BYTES`] of output.
-    wide_block: Option<BlockFn<T, C>>,
+    /// The AVX2 build, where the strategy and the CPU run it, and the output bytes from
+    /// which a call uses it (`Strategy::wide_eltwise_from`).
+    wide_block: Option<(BlockFn<T, C>, usize)>,
 }
 
 impl<T, C> TableBinary<T, C> {
@@ -186,7 +186,7 @@ impl<T, C> TableBinary<T, C> {
             f16c: self.f16c,
         };
         let block = match self.wide_block {
-            Some(wide) if std::mem::size_of_val(out) >= WIDE_FROM_BYTES => wide,
+            Some((wide, from)) if std::mem::size_of_val(out) >= from => wide,
             _ => self.block,
         };
         // SAFETY: `wide_block` is the AVX2 build, chosen with the token that proves this CPU

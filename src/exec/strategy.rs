@@ -81,9 +81,13 @@ pub struct Strategy {
     /// software prefetch).
     pub prefetch_ahead: usize,
     /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
-    /// build's 16-byte vectors); small outputs stay on the baseline build either way
-    /// (`eltwise::exec::WIDE_FROM_BYTES`).
+    /// build's 16-byte vectors), for outputs (and block calls) of at least
+    /// `wide_eltwise_from` bytes.
     pub wide_eltwise: bool,
+    /// Outputs, and block calls, smaller than this many bytes run the baseline build even
+    /// where `wide_eltwise` is on: on a few cache lines the wider loops gain nothing and
+    /// their set-up and tails cost a tiny op's time (0: every size wide).
+    pub wide_eltwise_from: usize,
     /// The width of loops bound by their arithmetic rather than by memory: FakeQuantize's
     /// row (a division and a rounding per element) at this width where the CPU has it (else
     /// the widest below), the register chains at AVX2 from `Avx2` up, and f32 register
@@ -118,6 +122,7 @@ impl Strategy {
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 1024,
         wide_eltwise: true,
+        wide_eltwise_from: 4096,
         arithmetic: ArithmeticWidth::Avx512,
         register_chains: true,
         native_f16: true,
@@ -128,7 +133,8 @@ impl Strategy {
     /// of a row) fall behind vector stores on outputs that stay in the last-level cache, the
     /// L1 window costs a third of the streaming store rate, and the hardware prefetchers
     /// follow the element-wise loops' streams without hints (the hints cost time); the
-    /// element-wise loops compiled for AVX2 are as fast or faster (byte-wide ops most).
+    /// element-wise loops compiled for AVX2 are as fast or faster (byte-wide ops most), at
+    /// every size (the 4 KiB floor of Intel's entry was not measured on AMD).
     /// FakeQuantize's loop, register chains and streamed element-wise outputs were not
     /// measured on AMD: the baseline, the block path and ordinary stores.
     pub const AMD: Strategy = Strategy {
@@ -137,6 +143,7 @@ impl Strategy {
         streamed_rows: StreamedRows::Direct,
         prefetch_ahead: 0,
         wide_eltwise: true,
+        wide_eltwise_from: 0,
         arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
@@ -150,6 +157,7 @@ impl Strategy {
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 0,
         wide_eltwise: false,
+        wide_eltwise_from: 0,
         arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
@@ -182,7 +190,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened` (any subset;
+    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `eltwise-stream=window|none` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -203,7 +211,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -216,6 +224,9 @@ impl Strategy {
                 ("prefetch", n) => self.prefetch_ahead = n.parse().map_err(|_| bad())?,
                 ("eltwise", "avx2") => self.wide_eltwise = true,
                 ("eltwise", "baseline") => self.wide_eltwise = false,
+                ("eltwise-wide-from", n) => {
+                    self.wide_eltwise_from = n.parse().map_err(|_| bad())?;
+                }
                 ("arithmetic", "avx512") => self.arithmetic = ArithmeticWidth::Avx512,
                 ("arithmetic", "avx2") => self.arithmetic = ArithmeticWidth::Avx2,
                 ("arithmetic", "baseline") => self.arithmetic = ArithmeticWidth::Baseline,
@@ -250,9 +261,10 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},arithmetic={},chains={},f16={},eltwise-stream={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},eltwise-stream={}",
             self.prefetch_ahead,
             width(self.wide_eltwise),
+            self.wide_eltwise_from,
             match self.arithmetic {
                 ArithmeticWidth::Baseline => "baseline",
                 ArithmeticWidth::Avx2 => "avx2",
@@ -331,7 +343,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window",
             )
             .unwrap();
         assert_eq!(
@@ -342,6 +354,7 @@ mod tests {
                 streamed_rows: StreamedRows::Direct,
                 prefetch_ahead: 512,
                 wide_eltwise: true,
+                wide_eltwise_from: 64,
                 arithmetic: ArithmeticWidth::Avx512,
                 register_chains: true,
                 native_f16: true,
@@ -352,6 +365,9 @@ mod tests {
         assert_eq!(Strategy::AMD.with_overrides("").unwrap(), Strategy::AMD);
         assert!(Strategy::PLAIN.with_overrides("fill=fast").is_err());
         assert!(Strategy::PLAIN.with_overrides("prefetch=-1").is_err());
+        assert!(Strategy::PLAIN
+            .with_overrides("eltwise-wide-from=4k")
+            .is_err());
         assert!(Strategy::PLAIN.with_overrides("fill").is_err());
     }
 

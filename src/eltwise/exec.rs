@@ -388,10 +388,19 @@ where
     #[inline(always)]
     fn block<S: Slot<C>>(&self, a: &Src<'_, A>, b: &Src<'_, B>, out: &mut [S]) {
         // Contiguous operands go a cache line at a time (of the narrower type), each line's
-        // hint issued ahead. The line's length is a constant of the types, so the match
-        // folds to one arm.
+        // hint issued ahead. The line's length is a constant of the types, matched as a
+        // `const` so that only its arm is compiled for each kernel (rustc skips a constant
+        // match's other arms before code generation; a plain call would have every arm
+        // instantiated and left for LLVM to drop).
         let f = &self.0;
-        match per_line::<A>().min(per_line::<B>()) {
+        match const {
+            let (a, b) = (per_line::<A>(), per_line::<B>());
+            if a < b {
+                a
+            } else {
+                b
+            }
+        } {
             64 => element_lines::<64, _, _, _, _>(f, a, b, out),
             32 => element_lines::<32, _, _, _, _>(f, a, b, out),
             16 => element_lines::<16, _, _, _, _>(f, a, b, out),
@@ -866,7 +875,8 @@ fn check_out_shape<C, const N: usize>(
 
 /// Runs a binary op: plans `a` and `b` under `spec` (PDPD: `b` onto `a`), lets `kernel`
 /// refuse the operands once the output is known not to be empty ([`BinaryKernel::check`]),
-/// and writes its output to `sink`.
+/// and writes its output to `sink`. `wide`: [`wide_isa`], read by the caller (once per
+/// call: a kernel that also chooses by it is handed the same reading).
 pub(crate) fn run_binary<A, B, C, K, D>(
     a: &ArrayViewD<'_, A>,
     b: &ArrayViewD<'_, B>,
@@ -874,6 +884,7 @@ pub(crate) fn run_binary<A, B, C, K, D>(
     kernel: &K,
     sink: D,
     par: Parallelism<'_>,
+    wide: Option<(Avx2, usize)>,
 ) -> Result<D::Out, BroadcastError>
 where
     A: Copy + Sync,
@@ -899,7 +910,7 @@ where
         ops: (Operand::of(a), Operand::of(b)),
         kernel,
         par,
-        wide: wide_isa_for(plan.len().saturating_mul(std::mem::size_of::<C>())),
+        wide: wide_at(wide, plan.len().saturating_mul(std::mem::size_of::<C>())),
     };
     sink.finish(&plan, &writer)
 }
@@ -966,7 +977,12 @@ pub(super) fn wide_isa() -> Option<(Avx2, usize)> {
 
 /// [`wide_isa`]'s token for a run writing `bytes` of output: none below the strategy's size.
 pub(super) fn wide_isa_for(bytes: usize) -> Option<Avx2> {
-    wide_isa().and_then(|(isa, from)| (bytes >= from).then_some(isa))
+    wide_at(wide_isa(), bytes)
+}
+
+/// The token of a [`wide_isa`] reading for a run writing `bytes` of output.
+fn wide_at(wide: Option<(Avx2, usize)>, bytes: usize) -> Option<Avx2> {
+    wide.and_then(|(isa, from)| (bytes >= from).then_some(isa))
 }
 
 /// [`write_binary_chunk`] compiled with AVX2 (everything it calls is `#[inline(always)]`).

@@ -72,9 +72,15 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         wrong_arity(self.op, self.operands.len())
     }
 
-    /// Runs a two-operand op under the op's broadcasting ([`resolve`]).
-    #[inline]
-    fn binary<C, K, D>(&self, kernel: &K, sink: D) -> Result<D::Out, BroadcastError>
+    /// Runs a two-operand op under the op's broadcasting ([`resolve`]), with the strategy's
+    /// AVX2 reading ([`wide_isa`]) already taken.
+    #[inline(always)]
+    fn binary<C, K, D>(
+        &self,
+        kernel: &K,
+        sink: D,
+        wide: Option<(Avx2, usize)>,
+    ) -> Result<D::Out, BroadcastError>
     where
         C: Send,
         K: BinaryKernel<T, T, C>,
@@ -93,7 +99,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         } else {
             b
         };
-        run_binary(a, b, &spec, kernel, sink, self.par)
+        run_binary(a, b, &spec, kernel, sink, self.par, wide)
     }
 
     /// Runs a two-operand op of the table through its block kernel ([`TableBinary`]);
@@ -110,15 +116,17 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         C: Copy + Send,
         D: Sink<C>,
     {
+        // One reading of the strategy serves the block kernels and the walk.
+        let wide = wide_isa();
         let kernel = TableBinary {
             op: self.op,
             dtype: self.dtype,
             f16c: Avx2::detect(),
             refuse_zero,
             block: block_fn(self.op, None),
-            wide_block: wide_isa().map(|(isa, from)| (block_fn(self.op, Some(isa)), from)),
+            wide_block: wide.map(|(isa, from)| (block_fn(self.op, Some(isa)), from)),
         };
-        self.binary(&kernel, sink)
+        self.binary(&kernel, sink, wide)
     }
 
     fn fold<F0, F, G, D>(&self, fold: &Fold<F0, F, G>, sink: D) -> Result<D::Out, BroadcastError>
@@ -748,6 +756,7 @@ impl<T: Copy + Send + Sync> MixedPow<'_, '_, T> {
             &PerElement(f),
             sink,
             self.par,
+            wide_isa(),
         )
     }
 }

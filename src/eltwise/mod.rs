@@ -40,7 +40,7 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
-use exec::{run_binary, Fresh, Into, PerElement};
+use exec::{run_binary, wide_isa, Fresh, Into, PerElement};
 
 pub use dispatch::{
     binary, binary_into, binary_into_with, binary_view, binary_view_into, eltwise, eltwise_into,
@@ -87,7 +87,15 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(&a, &b, spec, &PerElement(f), Fresh, Parallelism::Auto)
+    run_binary(
+        &a,
+        &b,
+        spec,
+        &PerElement(f),
+        Fresh,
+        Parallelism::Auto,
+        wide_isa(),
+    )
 }
 
 /// [`zip_with`] into `out`, which must have the output's shape (any layout; a row-major one
@@ -108,5 +116,13 @@ where
     C: Send,
     F: Fn(A, B) -> C + Sync,
 {
-    run_binary(&a, &b, spec, &PerElement(f), Into(out), Parallelism::Auto)
+    run_binary(
+        &a,
+        &b,
+        spec,
+        &PerElement(f),
+        Into(out),
+        Parallelism::Auto,
+        wide_isa(),
+    )
 }

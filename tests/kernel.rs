@@ -517,6 +517,7 @@ fn every_store_strategy_matches_the_reference() {
                     register_chains: false,
                     native_f16: false,
                     stream_eltwise: false,
+                    pool_handoff_from: usize::MAX,
                 };
                 with_strategy(strategy, || {
                     for (i, (d, t, m)) in specs.iter().enumerate() {

@@ -9,13 +9,16 @@
 //! extra thread, and then works itself; every participant claims the next chunk from a shared
 //! list until none is left. So there is no tree of `join` splits (each waking one thread), the
 //! caller's core is not idle while the others wake, and a thread that wakes late finds less
-//! left to do. Which thread writes a chunk never changes what is written.
+//! left to do. A caller outside the pool hands a long run to it instead
+//! ([`Strategy::pool_handoff_from`]): the pool's threads write every chunk while the caller
+//! waits. Which thread writes a chunk never changes what is written.
 
 use std::cell::Cell;
 use std::sync::Mutex;
 
 use super::guard::guarded;
 use super::machine::{Policy, MIN_CHUNK_BYTES};
+use super::strategy::Strategy;
 use super::Parallelism;
 use crate::error::BroadcastError;
 
@@ -167,20 +170,26 @@ where
         write(start, chunk);
     };
     let work = &work;
+    let hand_off = bytes >= Strategy::get().pool_handoff_from;
     guarded(|| match par {
-        Parallelism::Pool(pool) => pool.in_place_scope(|scope| {
-            for _ in 1..jobs {
-                scope.spawn(move |_| work());
-            }
-            work();
-        }),
-        _ => rayon::in_place_scope(|scope| {
-            for _ in 1..jobs {
-                scope.spawn(move |_| work());
-            }
-            work();
-        }),
+        // `scope` from outside the pool runs its body on a pool thread, the caller blocked.
+        Parallelism::Pool(pool) if hand_off && pool.current_thread_index().is_none() => {
+            pool.scope(|scope| spawn_and_work(scope, jobs, work));
+        }
+        Parallelism::Pool(pool) => pool.in_place_scope(|scope| spawn_and_work(scope, jobs, work)),
+        _ if hand_off && rayon::current_thread_index().is_none() => {
+            rayon::scope(|scope| spawn_and_work(scope, jobs, work));
+        }
+        _ => rayon::in_place_scope(|scope| spawn_and_work(scope, jobs, work)),
     })
+}
+
+/// Spawns `jobs - 1` participants on `scope` and joins them on the current thread.
+fn spawn_and_work<'s>(scope: &rayon::Scope<'s>, jobs: usize, work: &'s (impl Fn() + Sync)) {
+    for _ in 1..jobs {
+        scope.spawn(move |_| work());
+    }
+    work();
 }
 
 /// Chunk length in elements for `len` elements of `elem_bytes` on `threads` threads: a few
@@ -272,6 +281,60 @@ mod tests {
         assert_eq!(chunk_elems(64 << 20, 4, 2, 1 << 20) * 4, 1 << 20);
         assert!(chunk_elems(64 << 20, 4, 2, 64 << 20) * 4 >= (64 << 20) / 8);
         assert!(chunk_elems(10, 24, 2, 1 << 20) >= 1);
+    }
+
+    /// With the hand-off on, a run called from outside the pool is written by the pool's
+    /// threads only; from inside the pool, and with the hand-off off, the caller takes part.
+    /// Every element is written once, by whoever writes it.
+    #[test]
+    fn a_run_from_outside_the_pool_is_handed_to_it() {
+        use super::super::strategy::with_strategy;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let tuning = Tuning {
+            chunk_elems: Some(64),
+            ..Tuning::default()
+        };
+        for (from, inside) in [(0, false), (0, true), (usize::MAX, false)] {
+            let strategy = Strategy {
+                pool_handoff_from: from,
+                ..Strategy::PLAIN
+            };
+            let mut v = vec![0u32; 4099];
+            let caller = Mutex::new(None);
+            let writers = Mutex::new(Vec::new());
+            let mut run = || {
+                *caller.lock().unwrap() = Some(std::thread::current().id());
+                with_strategy(strategy, || {
+                    with_tuning(tuning, || {
+                        for_each_chunk(&mut v, 4, Parallelism::Pool(&pool), |start, c| {
+                            writers.lock().unwrap().push(std::thread::current().id());
+                            for (i, x) in c.iter_mut().enumerate() {
+                                *x += (start + i) as u32 + 1;
+                            }
+                        })
+                    })
+                })
+            };
+            if inside {
+                pool.install(run).unwrap();
+            } else {
+                run().unwrap();
+            }
+            let what = format!("from {from}, inside {inside}");
+            assert!(
+                v.iter().enumerate().all(|(i, &x)| x == i as u32 + 1),
+                "{what}"
+            );
+            let caller = caller.into_inner().unwrap().unwrap();
+            let writers = writers.into_inner().unwrap();
+            assert_eq!(writers.len(), 4099usize.div_ceil(64), "{what}");
+            if from == 0 && !inside {
+                assert!(!writers.contains(&caller), "{what}: the caller wrote");
+            }
+        }
     }
 
     #[test]

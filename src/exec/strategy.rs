@@ -107,6 +107,12 @@ pub struct Strategy {
     /// a 16 KiB window at a time into a buffer in L1, streamed out with non-temporal stores,
     /// rather than storing it the ordinary way (each line read before it is written).
     pub stream_eltwise: bool,
+    /// A run of at least this many output bytes called from a thread outside the pool is
+    /// handed to the pool, the caller waiting while the pool's threads write every chunk,
+    /// rather than the caller writing chunks beside them (`usize::MAX`: never). A hand-off
+    /// costs the caller's wake-up, a small share of a long run only; a caller that writes
+    /// beside a pool of as many threads as cores was measured slower on long runs.
+    pub pool_handoff_from: usize,
 }
 
 impl Strategy {
@@ -115,7 +121,8 @@ impl Strategy {
     /// element-wise loops compiled for AVX2 (outputs from 4 KiB), FakeQuantize's at AVX-512,
     /// fused chains in registers at AVX2, f16 chains natively where the CPU has AVX512-FP16,
     /// whole element-wise ops streamed beyond the threshold (the last five measured on the
-    /// 2-vCPU Xeon).
+    /// 2-vCPU Xeon). A caller outside the pool writes beside it: the hand-off to the pool was
+    /// not measured on Intel.
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
@@ -127,6 +134,7 @@ impl Strategy {
         register_chains: true,
         native_f16: true,
         stream_eltwise: true,
+        pool_handoff_from: usize::MAX,
     };
 
     /// AMD (measured on a 2-vCPU EPYC, Zen 5): `rep stos` and `rep movsb` (glibc's `memcpy`
@@ -136,7 +144,9 @@ impl Strategy {
     /// element-wise loops compiled for AVX2 are as fast or faster (byte-wide ops most), at
     /// every size (the 4 KiB floor of Intel's entry was not measured on AMD).
     /// FakeQuantize's loop, register chains and streamed element-wise outputs were not
-    /// measured on AMD: the baseline, the block path and ordinary stores.
+    /// measured on AMD: the baseline, the block path and ordinary stores. Runs from 16 MiB
+    /// called from outside the pool are handed to it (measured on a 2-vCPU EPYC, Zen 3: long
+    /// runs faster, short ones slower by the caller's wake-up).
     pub const AMD: Strategy = Strategy {
         fill: FillStores::Vector,
         row_copy: RowCopies::Lines,
@@ -148,6 +158,7 @@ impl Strategy {
         register_chains: false,
         native_f16: false,
         stream_eltwise: false,
+        pool_handoff_from: 16 << 20,
     };
 
     /// Any other CPU: nothing measured, so the plain strategies.
@@ -162,6 +173,7 @@ impl Strategy {
         register_chains: false,
         native_f16: false,
         stream_eltwise: false,
+        pool_handoff_from: usize::MAX,
     };
 
     /// The table's entry for `vendor`.
@@ -190,7 +202,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `eltwise-stream=window|none` (any subset;
+    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `eltwise-stream=window|none`, `handoff-from=<bytes>|never` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -211,7 +223,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none, handoff-from=<bytes>|never")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -236,6 +248,8 @@ impl Strategy {
                 ("f16", "widened") => self.native_f16 = false,
                 ("eltwise-stream", "window") => self.stream_eltwise = true,
                 ("eltwise-stream", "none") => self.stream_eltwise = false,
+                ("handoff-from", "never") => self.pool_handoff_from = usize::MAX,
+                ("handoff-from", n) => self.pool_handoff_from = n.parse().map_err(|_| bad())?,
                 _ => return Err(bad()),
             }
         }
@@ -261,7 +275,7 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},eltwise-stream={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},eltwise-stream={},handoff-from={}",
             self.prefetch_ahead,
             width(self.wide_eltwise),
             self.wide_eltwise_from,
@@ -272,7 +286,11 @@ impl fmt::Display for Strategy {
             },
             if self.register_chains { "registers" } else { "blocks" },
             if self.native_f16 { "native" } else { "widened" },
-            if self.stream_eltwise { "window" } else { "none" }
+            if self.stream_eltwise { "window" } else { "none" },
+            match self.pool_handoff_from {
+                usize::MAX => "never".to_string(),
+                n => n.to_string(),
+            }
         )
     }
 }
@@ -343,7 +361,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window,handoff-from=1048576",
             )
             .unwrap();
         assert_eq!(
@@ -359,7 +377,14 @@ mod tests {
                 register_chains: true,
                 native_f16: true,
                 stream_eltwise: true,
+                pool_handoff_from: 1 << 20,
             }
+        );
+        let never = Strategy::AMD.with_overrides("handoff-from=never").unwrap();
+        assert_eq!(never.pool_handoff_from, usize::MAX);
+        assert_eq!(
+            Strategy::PLAIN.with_overrides(&never.to_string()).unwrap(),
+            never
         );
         assert_eq!(Strategy::PLAIN.with_overrides(&s.to_string()).unwrap(), s);
         assert_eq!(Strategy::AMD.with_overrides("").unwrap(), Strategy::AMD);
@@ -369,6 +394,9 @@ mod tests {
             .with_overrides("eltwise-wide-from=4k")
             .is_err());
         assert!(Strategy::PLAIN.with_overrides("fill").is_err());
+        assert!(Strategy::PLAIN
+            .with_overrides("handoff-from=always")
+            .is_err());
     }
 
     #[test]

@@ -225,7 +225,7 @@ pub struct EltMeasurement {
 }
 
 /// Non-zero values that differ along the operand, of the case's type.
-fn operand(shape: &[usize], dtype: DType, salt: usize) -> Tensor {
+pub(crate) fn operand(shape: &[usize], dtype: DType, salt: usize) -> Tensor {
     let n: usize = shape.iter().product();
     let v = |i: usize| ((i * 7 + salt) % 251 + 1) as u8;
     let shape = IxDyn(shape);

@@ -8,4 +8,5 @@
 pub mod bench;
 pub mod bench_eltwise;
 pub mod bench_fused;
+pub mod bench_model;
 pub mod conformance;

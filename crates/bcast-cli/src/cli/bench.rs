@@ -32,12 +32,18 @@ pub struct BenchArgs {
     mib: Option<f64>,
     /// Run only this group (repeatable; default: every group): `broadcast`, `reduce`,
     /// `eltwise` (one op into a reused output), `fused` (chains of ops: one fused pass beside
-    /// the same ops one by one).
+    /// the same ops one by one), `model` (nodes of real models, microseconds per call; its
+    /// shapes are the architectures', `--mib` leaves them).
     #[arg(long = "group", value_name = "NAME", value_enum)]
     groups: Vec<Group>,
-    /// Milliseconds of interleaved kernel/fill/memcpy rounds per case.
+    /// Milliseconds of interleaved kernel/fill/memcpy rounds per case (the model group: of
+    /// timed batches per case and thread count).
     #[arg(long, value_name = "MS", default_value_t = 1500)]
     budget_ms: u64,
+    /// Print the model group's cases (name, model, op, shapes, dtype, rule, output, source)
+    /// as JSON lines, the ones `--case` names or all, and measure nothing.
+    #[arg(long)]
+    list: bool,
 }
 
 /// The groups of `bcast bench`.
@@ -51,11 +57,34 @@ enum Group {
     Eltwise,
     /// Chains of element-wise ops, fused and op by op.
     Fused,
+    /// The broadcasting and element-wise nodes of real models, microseconds per call.
+    Model,
 }
 
 pub fn main(args: BenchArgs) -> CliResult {
     let (mut cases, mut reduce_cases) = select(&args.cases, args.mib)?;
     let runs = |g: Group| args.groups.is_empty() || args.groups.contains(&g);
+    if args.list {
+        if !runs(Group::Model) {
+            return Err(CliError(
+                "--list prints the model group's cases: add --group model".into(),
+            ));
+        }
+        let names: Vec<String> = args
+            .cases
+            .iter()
+            .filter(|n| bcast_cli::bench_model::find_model(n).is_some())
+            .cloned()
+            .collect();
+        if !args.cases.is_empty() && names.is_empty() {
+            return Err(CliError(
+                "--list: no model case among the --case names".into(),
+            ));
+        }
+        let mut stdout = std::io::stdout().lock();
+        bcast_cli::bench_model::list(&names, &mut stdout)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if !runs(Group::Broadcast) {
         cases.clear();
     }
@@ -69,8 +98,19 @@ pub fn main(args: BenchArgs) -> CliResult {
     if counts.is_empty() {
         counts.push(std::thread::available_parallelism().map_or(1, |n| n.get()));
     }
+    // The model group makes its own threads; the other groups share these pools, started
+    // only when one of them runs (idle pools would sit beside the model group's threads).
+    let shared_pools = [
+        Group::Broadcast,
+        Group::Reduce,
+        Group::Eltwise,
+        Group::Fused,
+    ]
+    .into_iter()
+    .any(runs);
     let pools = counts
         .iter()
+        .filter(|_| shared_pools)
         .map(|&n| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
@@ -141,6 +181,19 @@ pub fn main(args: BenchArgs) -> CliResult {
             &mut stdout,
         )?;
     }
+    if runs(Group::Model) {
+        // The group makes its own threads for each count (`bench_model::team`), so that the
+        // calls get them the one way the group defines.
+        let names: Vec<String> = args
+            .cases
+            .iter()
+            .filter(|n| bcast_cli::bench_model::find_model(n).is_some())
+            .cloned()
+            .collect();
+        if args.cases.is_empty() || !names.is_empty() {
+            bcast_cli::bench_model::run_group(&names, &counts, budget, args.json, &mut stdout)?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -183,12 +236,14 @@ fn select(names: &[String], mib: Option<f64>) -> Result<(Vec<Case>, Vec<ReduceCa
             || reduce.iter().any(|r| &r.name == n)
             || bcast_cli::bench_eltwise::find_elt(n).is_some()
             || bcast_cli::bench_fused::find_fused(n).is_some()
+            || bcast_cli::bench_model::find_model(n).is_some()
     };
     if let Some(unknown) = names.iter().find(|n| !known(n)) {
         let mut known_names: Vec<&str> = bench::CASES.iter().map(|c| c.name).collect();
         known_names.extend(reduce.iter().map(|r| r.name.as_str()));
         known_names.extend(bcast_cli::bench_eltwise::ELT_CASES.iter().map(|c| c.name));
         known_names.extend(bcast_cli::bench_fused::FUSED_CASES.iter().map(|c| c.name));
+        known_names.extend(bcast_cli::bench_model::MODEL_CASES.iter().map(|c| c.name));
         return Err(CliError(format!(
             "unknown bench case '{unknown}' (known: {})",
             known_names.join(", ")

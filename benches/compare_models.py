@@ -316,9 +316,10 @@ def run_lines(cmd, env=None, stdin=None):
 
 
 def list_cases(args):
-    cmd = [args.bcast, "bench", "--group", "model", "--list"]
-    cmd += [a for n in args.case for a in ("--case", n)]
-    return run_lines(cmd)
+    """`bcast bench --group model --list`: every case, or those --case names (in the table's
+    order)."""
+    cases = run_lines([args.bcast, "bench", "--group", "model", "--list"])
+    return [c for c in cases if not args.case or c["case"] in args.case]
 
 
 def c_case_line(case):
@@ -416,7 +417,10 @@ def main():
     names = [c["case"] for c in cases]
     unknown = [n for n in args.case if n not in names]
     if unknown or not cases:
-        print(f"compare_models: unknown case {unknown[0] if unknown else ''}", file=sys.stderr)
+        known = ", ".join(c["case"] for c in run_lines(
+            [args.bcast, "bench", "--group", "model", "--list"]))
+        print(f"compare_models: unknown case {unknown[0] if unknown else ''} (known: {known})",
+              file=sys.stderr)
         return 2
     counts = thread_counts(args.threads)
     case_args = [a for n in names for a in ("--case", n)]

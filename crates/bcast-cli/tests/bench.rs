@@ -121,3 +121,56 @@ fn zero_threads_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn the_model_group_lists_its_cases_and_reports_microseconds() {
+    // `--list`: the one table the peers' scripts read, one object per case.
+    let out = bcast(&["bench", "--group", "model", "--list"]);
+    assert!(out.status.success(), "{:?}", out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().count() >= 25, "{text}");
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        for key in [
+            "case",
+            "model",
+            "op",
+            "c_code",
+            "shapes",
+            "dtype",
+            "rule",
+            "out_shape",
+            "source",
+        ] {
+            assert!(v.get(key).is_some(), "missing {key} in {line}");
+        }
+    }
+    // A plain `bcast bench` leaves the group out; naming one of its cases runs it alone.
+    let out = bcast(&[
+        "bench",
+        "--json",
+        "--case",
+        "llama_decode_residual_f16",
+        "--threads",
+        "1,2",
+        "--budget-ms",
+        "20",
+    ]);
+    assert!(out.status.success(), "{:?}", out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0]["machine"].is_string(), "{text}");
+    for (v, threads) in lines[1..].iter().zip([1, 2]) {
+        assert_eq!(v["group"], "model");
+        assert_eq!(v["case"], "llama_decode_residual_f16");
+        assert_eq!(v["threads"], threads);
+        assert_eq!(v["bytes"], 8192);
+        assert!(v["us_per_call"].as_f64().unwrap() > 0.0, "{text}");
+    }
+    let out = bcast(&["bench", "--group", "eltwise", "--list"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -30,10 +30,11 @@ pub struct BenchArgs {
     /// cases that measure a call's overhead keep their size).
     #[arg(long, value_name = "MIB")]
     mib: Option<f64>,
-    /// Run only this group (repeatable; default: every group): `broadcast`, `reduce`,
-    /// `eltwise` (one op into a reused output), `fused` (chains of ops: one fused pass beside
-    /// the same ops one by one), `model` (nodes of real models, microseconds per call; its
-    /// shapes are the architectures', `--mib` leaves them).
+    /// Run only this group (repeatable; default: every group but `model`, which runs when
+    /// named here or by one of its cases): `broadcast`, `reduce`, `eltwise` (one op into a
+    /// reused output), `fused` (chains of ops: one fused pass beside the same ops one by one),
+    /// `model` (nodes of real models, microseconds per call; its shapes are the
+    /// architectures', `--mib` leaves them).
     #[arg(long = "group", value_name = "NAME", value_enum)]
     groups: Vec<Group>,
     /// Milliseconds of interleaved kernel/fill/memcpy rounds per case (the model group: of
@@ -64,18 +65,24 @@ enum Group {
 pub fn main(args: BenchArgs) -> CliResult {
     let (mut cases, mut reduce_cases) = select(&args.cases, args.mib)?;
     let runs = |g: Group| args.groups.is_empty() || args.groups.contains(&g);
+    let model_names: Vec<String> = args
+        .cases
+        .iter()
+        .filter(|n| bcast_cli::bench_model::find_model(n).is_some())
+        .cloned()
+        .collect();
+    // The model group measures for minutes and reports another figure (microseconds per
+    // call, no GB/s), so a plain `bcast bench` and the scripts that read its GB/s leave it
+    // out; it runs when named, by its group or by one of its cases.
+    let runs_model =
+        args.groups.contains(&Group::Model) || (args.groups.is_empty() && !model_names.is_empty());
     if args.list {
         if !runs(Group::Model) {
             return Err(CliError(
                 "--list prints the model group's cases: add --group model".into(),
             ));
         }
-        let names: Vec<String> = args
-            .cases
-            .iter()
-            .filter(|n| bcast_cli::bench_model::find_model(n).is_some())
-            .cloned()
-            .collect();
+        let names = model_names;
         if !args.cases.is_empty() && names.is_empty() {
             return Err(CliError(
                 "--list: no model case among the --case names".into(),
@@ -107,7 +114,8 @@ pub fn main(args: BenchArgs) -> CliResult {
         Group::Fused,
     ]
     .into_iter()
-    .any(runs);
+    .any(runs)
+        && (args.cases.is_empty() || model_names.len() < args.cases.len());
     let pools = counts
         .iter()
         .filter(|_| shared_pools)
@@ -181,18 +189,10 @@ pub fn main(args: BenchArgs) -> CliResult {
             &mut stdout,
         )?;
     }
-    if runs(Group::Model) {
+    if runs_model && (args.cases.is_empty() || !model_names.is_empty()) {
         // The group makes its own threads for each count (`bench_model::team`), so that the
         // calls get them the one way the group defines.
-        let names: Vec<String> = args
-            .cases
-            .iter()
-            .filter(|n| bcast_cli::bench_model::find_model(n).is_some())
-            .cloned()
-            .collect();
-        if args.cases.is_empty() || !names.is_empty() {
-            bcast_cli::bench_model::run_group(&names, &counts, budget, args.json, &mut stdout)?;
-        }
+        bcast_cli::bench_model::run_group(&model_names, &counts, budget, args.json, &mut stdout)?;
     }
     Ok(ExitCode::SUCCESS)
 }

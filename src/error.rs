@@ -308,6 +308,19 @@ pub enum BroadcastError {
         got: usize,
     },
 
+    /// A prepared op was run on an operand of another shape than it was prepared for.
+    #[error("{op}: operand {operand} has shape {actual}, but the op was prepared for {expected}")]
+    PreparedShape {
+        /// The operation.
+        op: &'static str,
+        /// Which operand (0 is the first).
+        operand: usize,
+        /// The shape it was prepared for.
+        expected: Dims,
+        /// The shape given.
+        actual: Dims,
+    },
+
     /// An element-wise op's attribute has a value the op is not defined for.
     #[error("{op}: {reason}")]
     InvalidAttribute {

@@ -65,7 +65,7 @@ pub use eltwise::{
     eltwise_into_with, eltwise_output_shape, eltwise_view, eltwise_view_into, select, select_into,
     select_into_with, select_tensor, select_view, select_view_into, zip_with, zip_with_into, Arity,
     BinaryOp, EltwiseOp, ExprLiteral, ExprNode, ExprValue, Expression, ParseBinaryOpError,
-    ShiftDirection, TensorView, TensorViewMut,
+    PreparedOp, ShiftDirection, TensorView, TensorViewMut,
 };
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;

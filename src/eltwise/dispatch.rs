@@ -10,6 +10,7 @@ use super::kernels::{
     half_same, int_bool, int_pow_mixed, int_same, Job, MixedPow,
 };
 use super::kinds::{AsExponent, ExponentValue};
+use super::plan::EltwisePlan;
 use super::table::{EltwiseOp, KernelKind, Out, Shape};
 use super::view::{TensorView, TensorViewMut, ViewElement};
 use crate::auto_broadcast::AutoBroadcast;
@@ -144,6 +145,7 @@ trait Kernels: ViewElement + AsExponent {
         spec: &AutoBroadcast,
         par: Parallelism<'_>,
         out: O,
+        plan: Option<&EltwisePlan<2>>,
     ) -> Result<O::Ret, BroadcastError>;
 
     /// ONNX Pow with an exponent of another type (see [`MixedPow`]).
@@ -170,6 +172,7 @@ macro_rules! kind_kernels {
             spec: &AutoBroadcast,
             par: Parallelism<'_>,
             out: O,
+            plan: Option<&EltwisePlan<2>>,
         ) -> Result<O::Ret, BroadcastError> {
             let job = Job {
                 op,
@@ -177,6 +180,7 @@ macro_rules! kind_kernels {
                 spec,
                 par,
                 dtype: <Self as crate::Element>::DTYPE.name(),
+                plan,
             };
             match op.out() {
                 Out::Same => Ok(O::ret::<Self>($same(&job, out.to::<Self>(op.name())?)?)),
@@ -235,6 +239,7 @@ macro_rules! kernels_impl {
                 _spec: &AutoBroadcast,
                 _par: Parallelism<'_>,
                 _out: O,
+                _plan: Option<&EltwisePlan<2>>,
             ) -> Result<O::Ret, BroadcastError> {
                 Err(BroadcastError::UnsupportedType {
                     op: op.name(),
@@ -262,6 +267,20 @@ fn run<O: Output>(
     out: O,
     par: Parallelism<'_>,
 ) -> Result<O::Ret, BroadcastError> {
+    run_planned(op, inputs, spec, out, par, None)
+}
+
+/// [`run`] with a two-operand op's prepared plan (built from exactly these operands' shapes
+/// and strides under the op's resolved rule).
+#[inline]
+fn run_planned<O: Output>(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    out: O,
+    par: Parallelism<'_>,
+    plan: Option<&EltwisePlan<2>>,
+) -> Result<O::Ret, BroadcastError> {
     op.check_arity(inputs.len())?;
     op.check_attributes()?;
     if op.shape() == Shape::Select {
@@ -280,7 +299,7 @@ fn run<O: Output>(
         mapped(
             inputs,
             T::view_of,
-            |views| T::run(op, views, spec, par, out),
+            |views| T::run(op, views, spec, par, out, plan),
             || Err(mismatch(op.name(), dtype, dtype)),
         )
     })
@@ -617,4 +636,17 @@ pub fn select_view_into(
         out,
         par,
     )
+}
+
+/// A prepared two-operand op's run into the caller's view, with the plan built when it was
+/// prepared.
+pub(crate) fn run_prepared_into(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    out: TensorViewMut<'_>,
+    par: Parallelism<'_>,
+    plan: Option<&EltwisePlan<2>>,
+) -> Result<(), BroadcastError> {
+    run_planned(op, inputs, spec, IntoView(out), par, plan)
 }

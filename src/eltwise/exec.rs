@@ -902,17 +902,38 @@ where
         spec,
         true,
     )?;
+    run_binary_planned(&plan, a, b, kernel, sink, par, wide)
+}
+
+/// [`run_binary`] with its plan already built: `plan` must have been built from exactly the
+/// shapes and strides of `a` and `b` (a prepared op checks that on every run).
+pub(crate) fn run_binary_planned<A, B, C, K, D>(
+    plan: &EltwisePlan<2>,
+    a: &ArrayViewD<'_, A>,
+    b: &ArrayViewD<'_, B>,
+    kernel: &K,
+    sink: D,
+    par: Parallelism<'_>,
+    wide: Option<(Avx2, usize)>,
+) -> Result<D::Out, BroadcastError>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Send,
+    K: BinaryKernel<A, B, C>,
+    D: Sink<C>,
+{
     if plan.len() > 0 {
         kernel.check(a, b)?;
     }
     let writer = BinaryWriter {
-        plan: &plan,
+        plan,
         ops: (Operand::of(a), Operand::of(b)),
         kernel,
         par,
         wide: wide_at(wide, plan.len().saturating_mul(std::mem::size_of::<C>())),
     };
-    sink.finish(&plan, &writer)
+    sink.finish(plan, &writer)
 }
 
 struct BinaryWriter<'p, 'v, A, B, K> {

@@ -17,16 +17,17 @@
 use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
-    run_binary, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows, Fold, FoldPass,
-    PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
+    run_binary, run_binary_planned, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows,
+    Fold, FoldPass, PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
 };
 use super::half::{Half, ViaF32};
-#[allow(unused_imports)]
 use super::kinds::{
     floor_div, floor_mod_f64, floor_rem, int_pow, max_of, min_of, numpy_max, numpy_max_half,
     numpy_min, numpy_min_half, numpy_mod, onnx_shift, ov_shift_left, ov_shift_right, pow_via_f64,
     ExponentValue, FakeQuantize, Int, Mean, QuantizeBody, Real,
 };
+#[allow(unused_imports)]
+use super::plan::EltwisePlan;
 use super::rule::{prelu_slope_shape, resolve, Resolved};
 use super::table::{op_bodies, EltwiseOp, ShiftDirection};
 use super::view::ViewElement;
@@ -44,6 +45,9 @@ pub(crate) struct Job<'s, 'a, T> {
     pub(crate) spec: &'s AutoBroadcast,
     pub(crate) par: Parallelism<'s>,
     pub(crate) dtype: &'static str,
+    /// A two-operand op's plan, built when the op was prepared from exactly these operands'
+    /// shapes and strides under its resolved rule (see [`super::prepared`]).
+    pub(crate) plan: Option<&'s EltwisePlan<2>>,
 }
 
 /// `op` does not take `dtype` (its row has no body for the type's kind).
@@ -89,6 +93,9 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         let [a, b] = self.operands else {
             return Err(self.arity());
         };
+        if let Some(plan) = self.plan {
+            return run_binary_planned(plan, a, b, kernel, sink, self.par, wide);
+        }
         let Resolved { spec, channel } = resolve(self.op, self.spec, &[a.shape(), b.shape()])?;
         // Borrowed, not re-viewed: a view of IxDyn copies its shape and strides, which is a
         // visible share of a tiny op's call.

@@ -30,6 +30,7 @@ mod half;
 mod kernels;
 mod kinds;
 mod plan;
+mod prepared;
 mod rule;
 mod select;
 mod table;
@@ -48,6 +49,7 @@ pub use dispatch::{
     select_view_into,
 };
 pub use expr::{ExprLiteral, ExprNode, ExprValue, Expression};
+pub use prepared::PreparedOp;
 pub use rule::eltwise_output_shape;
 #[cfg(feature = "io")]
 pub(crate) use rule::prelu_slope_shape;

@@ -42,6 +42,11 @@ macro_rules! define_views {
                 match self { $(TensorView::$v(a) => a.shape(),)* }
             }
 
+            /// The strides, in elements.
+            pub fn strides(&self) -> &[isize] {
+                match self { $(TensorView::$v(a) => a.strides(),)* }
+            }
+
             /// The same view, borrowed for a shorter lifetime (views of different lifetimes
             /// then go in one slice).
             pub fn reborrow(&self) -> TensorView<'_> {

@@ -102,7 +102,20 @@ pub struct Policy {
     /// CPU has them): they cannot stay in the last-level cache anyway, and streaming stores
     /// skip reading every line before writing it.
     pub stream_from_bytes: usize,
+    /// On a team whose threads are hot (bcast's spinning [`super::Team`], or a host's pool),
+    /// each thread gets at least this much work: below it, a second thread's share takes
+    /// about as long as handing it over and meeting again.
+    pub min_dispatch_bytes: usize,
 }
+
+/// Bytes of output one thread writes in a nanosecond, about, on the slowest of the machines
+/// measured (an element-wise op that reads two operands): the rate at which a thread's
+/// start-up cost is turned into bytes of work it must be given to pay for itself.
+const BYTES_PER_NS: u64 = 4;
+
+/// The least work worth a second thread on a hot team: two threads pay from 128 KiB, as
+/// PyTorch's do (`benches/RESULTS.md` has bcast's own figures).
+const MIN_DISPATCH_BYTES: usize = 64 << 10;
 
 /// No chunk is smaller than this (a chunk's start-up, one division per axis, stays a
 /// fraction of a percent of its work).
@@ -142,7 +155,20 @@ impl Policy {
             min_thread_bytes: (m.core_cache_bytes / 4).max(256 << 10),
             max_chunk_bytes: m.core_cache_bytes.max(MIN_CHUNK_BYTES),
             stream_from_bytes: 2 * m.llc_bytes,
+            min_dispatch_bytes: MIN_DISPATCH_BYTES,
         }
+    }
+
+    /// The cost model of a team whose start-up costs `dispatch_ns` a call: threads worth
+    /// using for `bytes` of work when `available` may be used. Each thread must get at least
+    /// [`Policy::min_dispatch_bytes`], and at least the work that takes a thread as long as
+    /// the start-up (`dispatch_ns` at [`BYTES_PER_NS`]); so a spinning team splits from
+    /// 128 KiB, and a parked one (tens of microseconds to wake) only from several hundred.
+    /// `bytes` already counts what an element costs beyond its size (a string's clone).
+    pub fn threads_for_dispatch(&self, bytes: usize, available: usize, dispatch_ns: u64) -> usize {
+        let worth = usize::try_from(dispatch_ns.saturating_mul(BYTES_PER_NS)).unwrap_or(usize::MAX);
+        let per_thread = self.min_dispatch_bytes.max(worth).max(1);
+        (bytes / per_thread).clamp(1, available.max(1))
     }
 
     /// Threads worth using for `bytes` of work when `available` may be used: 1 below
@@ -180,6 +206,14 @@ mod tests {
         assert_eq!(p.threads_for(1 << 20, 16), 1);
         assert_eq!(p.threads_for(64 << 20, 16), 16);
         assert_eq!(p.threads_for(4 << 20, 16), 8);
+        // A hot team: two threads from 128 KiB, one thread per 64 KiB, never past the team.
+        assert_eq!(p.threads_for_dispatch(127 << 10, 2, 1_000), 1);
+        assert_eq!(p.threads_for_dispatch(128 << 10, 2, 1_000), 2);
+        assert_eq!(p.threads_for_dispatch(512 << 10, 16, 1_000), 8);
+        assert_eq!(p.threads_for_dispatch(64 << 20, 16, 1_000), 16);
+        // A parked team (30 us to wake): a thread per 120 KB of work.
+        assert_eq!(p.threads_for_dispatch(128 << 10, 2, 30_000), 1);
+        assert_eq!(p.threads_for_dispatch(240_000, 2, 30_000), 2);
         let m = Machine::get();
         assert!(m.cores >= 1 && m.core_cache_bytes > 0 && m.llc_bytes >= m.core_cache_bytes);
     }

@@ -6,6 +6,7 @@
 //! module is public so that a runtime writing its own executor over bcast's plans can cut
 //! its output the same way (a caller's rayon pool respected).
 
+mod context;
 mod fresh;
 mod guard;
 pub(crate) mod isa;
@@ -18,14 +19,18 @@ mod slot;
 mod source;
 mod strategy;
 mod stream;
+mod team;
 
+pub use context::Context;
 pub use fresh::advise_huge_pages;
 pub(crate) use fresh::reserve;
 pub(crate) use guard::guarded;
 pub use machine::{Machine, Policy};
 pub use odometer::Odometer;
 pub use parallel::{for_each_chunk, threads, threads_for, with_tuning, Tuning};
-pub(crate) use parallel::{stream_eltwise_stores, stream_stores, CHUNKS_PER_THREAD};
+pub(crate) use parallel::{
+    stream_eltwise_stores, stream_stores, threads_for_rayon, CHUNKS_PER_THREAD,
+};
 pub(crate) use prefetch::{per_line, prefetch_ahead, Ahead};
 pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, uninit_slots, Slot};
@@ -39,6 +44,8 @@ pub(crate) use stream::{
     copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence, stream_value,
 };
 pub use stream::{fill_streaming, streaming_available};
+pub(crate) use team::in_job;
+pub use team::{ParallelFor, Team, TeamBuilder, DEFAULT_SPIN};
 
 /// A string clone allocates; for chunking, count it as about this many bytes of plain writes.
 pub const STRING_COST_BYTES: usize = 256;
@@ -47,6 +54,7 @@ pub const STRING_COST_BYTES: usize = 256;
 ///
 /// ```
 /// use bcast::{broadcast_with, Mode, Parallelism};
+/// use bcast::exec::TeamBuilder;
 /// use ndarray::arr1;
 ///
 /// let row = arr1(&[1u8, 2, 3]).into_dyn();
@@ -55,16 +63,26 @@ pub const STRING_COST_BYTES: usize = 256;
 /// // On a runtime's own rayon pool, when the output is large enough to gain from it:
 /// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// let b = broadcast_with(row.view(), &[4, 3], &Mode::Numpy, Parallelism::Pool(&pool))?;
+/// // On a team of bcast's own, built once and passed to every call:
+/// let team = TeamBuilder::new(2).build().unwrap();
+/// let c = broadcast_with(row.view(), &[4, 3], &Mode::Numpy, Parallelism::Team(&team))?;
 /// assert_eq!(a, b);
+/// assert_eq!(a, c);
 /// # Ok::<(), bcast::BroadcastError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub enum Parallelism<'a> {
-    /// Use rayon's current pool when the output is large enough to gain from it.
+    /// Inside a rayon pool's thread, that pool (a caller's pool is respected); elsewhere the
+    /// process's own team ([`Team::global`]); each when the work is large enough to gain.
     #[default]
     Auto,
     /// Run on the calling thread only.
     Serial,
     /// Run on this rayon pool when the output is large enough to gain from it.
     Pool(&'a rayon::ThreadPool),
+    /// Run on this team of bcast's own when the output is large enough to gain from it.
+    Team(&'a Team),
+    /// Run on the host's thread pool, through its parallel-for, when the output is large
+    /// enough to gain from it.
+    Host(&'a dyn ParallelFor),
 }

@@ -19,6 +19,7 @@ use std::sync::Mutex;
 use super::guard::guarded;
 use super::machine::{Policy, MIN_CHUNK_BYTES};
 use super::strategy::Strategy;
+use super::team::{as_job_share, in_job, ParallelFor, Team};
 use super::Parallelism;
 use crate::error::BroadcastError;
 
@@ -79,8 +80,13 @@ pub fn with_tuning<R>(tuning: Tuning, f: impl FnOnce() -> R) -> R {
 pub fn threads(par: Parallelism<'_>) -> usize {
     match par {
         Parallelism::Serial => 1,
-        Parallelism::Auto => rayon::current_num_threads(),
+        Parallelism::Auto if rayon::current_thread_index().is_some() => {
+            rayon::current_num_threads()
+        }
+        Parallelism::Auto => Team::global().map_or(1, |t| t.threads()),
         Parallelism::Pool(pool) => pool.current_num_threads(),
+        Parallelism::Team(team) => team.threads(),
+        Parallelism::Host(host) => host.threads().max(1),
     }
 }
 
@@ -102,22 +108,58 @@ pub(crate) fn stream_eltwise_stores(bytes: usize) -> bool {
     })
 }
 
-/// The threads an executor uses on `par` for a job of about `bytes` of memory traffic: the
-/// machine's [`Policy::threads_for`], with a [`Tuning`]'s `serial_below_bytes` in force; 1 for
-/// [`Parallelism::Serial`].
+/// The threads an executor uses on `par` for a job of about `bytes` of memory traffic.
+///
+/// On a rayon pool, the machine's [`Policy::threads_for`] (with a [`Tuning`]'s
+/// `serial_below_bytes` in force): rayon's workers park at once and each call pays their
+/// wake-up. On bcast's [`Team`] or a host's [`ParallelFor`], the cost model
+/// [`Policy::threads_for_dispatch`]: a thread is used for as much work as its start-up cost is
+/// worth. 1 for [`Parallelism::Serial`] and inside a share of a bcast job.
 #[must_use]
 pub fn threads_for(bytes: usize, par: Parallelism<'_>) -> usize {
-    if matches!(par, Parallelism::Serial) {
-        return 1;
+    let policy = Policy::get();
+    match par {
+        Parallelism::Serial => 1,
+        _ if in_job() => 1,
+        Parallelism::Pool(pool) => threads_for_rayon(bytes, pool.current_num_threads()),
+        Parallelism::Auto if rayon::current_thread_index().is_some() => {
+            threads_for_rayon(bytes, rayon::current_num_threads())
+        }
+        // The default team is only asked for once the work is worth a second thread on the
+        // cheapest team, so a small call never touches it.
+        Parallelism::Auto if bytes < policy.min_dispatch_bytes => 1,
+        Parallelism::Auto => Team::global().map_or(1, |t| threads_on_team(&policy, bytes, &t)),
+        Parallelism::Team(team) if !team.usable() => 1,
+        Parallelism::Team(team) => threads_on_team(&policy, bytes, team),
+        Parallelism::Host(host) => {
+            policy.threads_for_dispatch(bytes, host.threads(), host.dispatch_cost_ns())
+        }
     }
-    let policy = Policy {
+}
+
+/// The threads `team` is given for `bytes` of work: the cost model at what starting its
+/// workers costs now. Where they have parked and the work is worth them only hot, the call
+/// runs alone and wakes them for the calls after it.
+fn threads_on_team(policy: &Policy, bytes: usize, team: &Team) -> usize {
+    let threads = policy.threads_for_dispatch(bytes, team.threads(), team.dispatch_cost_ns());
+    if threads == 1 && policy.threads_for_dispatch(bytes, team.threads(), 0) > 1 {
+        team.wake();
+    }
+    threads
+}
+
+/// The threads a rayon pool of `available` threads is given for `bytes` of work: the
+/// machine's [`Policy::threads_for`], with a [`Tuning`]'s `serial_below_bytes` in force.
+pub(crate) fn threads_for_rayon(bytes: usize, available: usize) -> usize {
+    let policy = Policy::get();
+    Policy {
         serial_below_bytes: TUNING
             .with(Cell::get)
             .serial_below_bytes
-            .unwrap_or(Policy::get().serial_below_bytes),
-        ..Policy::get()
-    };
-    policy.threads_for(bytes, threads(par))
+            .unwrap_or(policy.serial_below_bytes),
+        ..policy
+    }
+    .threads_for(bytes, available)
 }
 
 /// Calls `write(start, chunk)` over `dst` cut into contiguous chunks (`start` is the chunk's
@@ -144,6 +186,7 @@ where
     let policy = Policy::get();
     let threads = match par {
         Parallelism::Serial => 1,
+        _ if in_job() => 1,
         _ if tuning.chunk_elems.is_some() => threads(par).max(2),
         _ => threads_for(bytes, par),
     };
@@ -151,6 +194,22 @@ where
         write(0, dst);
         return Ok(());
     }
+    // The default outside a rayon pool is the process's team, found only now that the work
+    // is known to be worth it.
+    let global;
+    let par = match par {
+        Parallelism::Auto if rayon::current_thread_index().is_none() => match Team::global() {
+            Some(team) => {
+                global = team;
+                Parallelism::Team(&global)
+            }
+            None => {
+                write(0, dst);
+                return Ok(());
+            }
+        },
+        par => par,
+    };
     let chunks = match tuning.chunk_elems {
         Some(n) => split_even(dst, n.max(1)),
         None => split(dst, cost_bytes, threads, policy.max_chunk_bytes),
@@ -172,6 +231,8 @@ where
     let work = &work;
     let hand_off = bytes >= Strategy::get().pool_handoff_from;
     guarded(|| match par {
+        Parallelism::Team(team) => team.run(jobs, &|_| work()),
+        Parallelism::Host(host) => run_on_host(host, jobs, work),
         // `scope` from outside the pool runs its body on a pool thread, the caller blocked.
         Parallelism::Pool(pool) if hand_off && pool.current_thread_index().is_none() => {
             pool.scope(|scope| spawn_and_work(scope, jobs, work));
@@ -182,6 +243,26 @@ where
         }
         _ => rayon::in_place_scope(|scope| spawn_and_work(scope, jobs, work)),
     })
+}
+
+/// Runs `work` as `jobs` tasks of the host's parallel-for. Each task is marked as a share of
+/// a job (a bcast call inside it stays on its thread) and catches its own panic, which is
+/// raised again here once the host has returned: a host written in C must never see one.
+fn run_on_host(host: &dyn ParallelFor, jobs: usize, work: &(impl Fn() + Sync)) {
+    let panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
+    let task = |_: usize| {
+        let run = std::panic::AssertUnwindSafe(|| as_job_share(work));
+        if let Err(payload) = std::panic::catch_unwind(run) {
+            panic
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(payload);
+        }
+    };
+    host.parallel_for(jobs, &task);
+    if let Some(payload) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        std::panic::resume_unwind(payload);
+    }
 }
 
 /// Spawns `jobs - 1` participants on `scope` and joins them on the current thread.
@@ -204,7 +285,9 @@ pub(crate) fn chunk_elems(
     let elem_bytes = elem_bytes.max(1);
     let bytes = len.saturating_mul(elem_bytes);
     let target = bytes / threads.max(1).saturating_mul(CHUNKS_PER_THREAD).max(1);
-    let chunk_bytes = target.min(max_chunk_bytes).max(MIN_CHUNK_BYTES);
+    // At least one chunk per thread, so a small output given to a cheap team is split.
+    let min_chunk = MIN_CHUNK_BYTES.min(bytes.div_ceil(threads.max(1)).max(1));
+    let chunk_bytes = target.min(max_chunk_bytes).max(min_chunk);
     if CHUNK_ALIGN_BYTES.is_multiple_of(elem_bytes) {
         chunk_bytes.next_multiple_of(CHUNK_ALIGN_BYTES) / elem_bytes
     } else {
@@ -277,7 +360,10 @@ mod tests {
 
     #[test]
     fn chunks_are_never_below_the_minimum() {
-        assert_eq!(chunk_elems(1 << 20, 1, 64, 1 << 20), MIN_CHUNK_BYTES);
+        assert_eq!(chunk_elems(1 << 20, 1, 4, 1 << 20), MIN_CHUNK_BYTES);
+        // Never fewer chunks than threads: a small output on a cheap team is split.
+        assert_eq!(chunk_elems(1 << 20, 1, 64, 1 << 20), 16 << 10);
+        assert_eq!(chunk_elems(32 << 10, 4, 2, 1 << 20) * 4, 64 << 10);
         assert_eq!(chunk_elems(64 << 20, 4, 2, 1 << 20) * 4, 1 << 20);
         assert!(chunk_elems(64 << 20, 4, 2, 64 << 20) * 4 >= (64 << 20) / 8);
         assert!(chunk_elems(10, 24, 2, 1 << 20) >= 1);

@@ -175,14 +175,25 @@ fn reduce_slice<T: Summable>(
     // An empty gradient (an output axis of size 0) sums to zeros of the data's shape.
     if !plan.is_empty() {
         let layout = Layout::new(plan);
-        let threads = shared::threads_for(std::mem::size_of_val(grad), par);
+        // The reduction hands its pairwise trees to rayon itself (ARCHITECTURE.md says why):
+        // on a team or a host's pool it runs on the calling thread.
+        let bytes = std::mem::size_of_val(grad);
+        let threads = match par {
+            Parallelism::Auto if !shared::in_job() => {
+                shared::threads_for_rayon(bytes, rayon::current_num_threads())
+            }
+            Parallelism::Team(_) | Parallelism::Host(_) => 1,
+            _ => shared::threads_for(bytes, par),
+        };
         let out = &mut out;
         let isa = shared::isa::Avx2::detect();
         if threads <= 1 {
             exec::reduce_into(grad, &layout, out, isa, None);
         } else {
             match par {
-                Parallelism::Serial => unreachable!("one thread"),
+                Parallelism::Serial | Parallelism::Team(_) | Parallelism::Host(_) => {
+                    unreachable!("one thread")
+                }
                 Parallelism::Auto => {
                     guarded(|| exec::reduce_into(grad, &layout, out, isa, Some(threads)))?;
                 }

@@ -483,6 +483,21 @@ typedef enum bcast_auto_broadcast {
 } bcast_auto_broadcast;
 
 /**
+ * Where calls run: a team of bcast's own, the calling thread only, or the host's own pool
+ * (through its parallel-for). Made with `bcast_context_create` or
+ * `bcast_context_create_host`, freed with `bcast_context_free`; immutable once made, so
+ * any number of threads may use one context at once.
+ */
+typedef struct bcast_context bcast_context;
+
+/**
+ * A prepared op: one element-wise op checked and planned for its operands' element types
+ * and shapes, run many times on new buffers (`bcast_op_run`). Immutable once made: any
+ * number of threads may run one op at once, each into its own output.
+ */
+typedef struct bcast_op bcast_op;
+
+/**
  * A broadcast planned once for one data shape, target shape and mode: the output shape and
  * where every output element comes from. Opaque; made by `bcast_plan_create`, freed by
  * `bcast_plan_free`.
@@ -516,6 +531,20 @@ typedef struct bcast_expr_node {
    */
   const size_t *args;
 } bcast_expr_node;
+
+/**
+ * One task of a host parallel-for: bcast's function, called by the host with the
+ * `task_data` it was given and an index in `0..n`.
+ */
+typedef void (*bcast_task_fn)(void *task_data, size_t index);
+
+/**
+ * A host's parallel-for: must call `task(task_data, i)` once for every `i` in `0..n`, on
+ * any of its threads (the calling one included; all of them on the calling thread is
+ * allowed), and return once every call has returned. `host_data` is what the host gave
+ * `bcast_context_create_host`. bcast's tasks never unwind into the host.
+ */
+typedef void (*bcast_parallel_for_fn)(void *host_data, size_t n, bcast_task_fn task, void *task_data);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1186,14 +1215,15 @@ int bcast_expr_text_eval(const char *text,
                          size_t threads);
 
 /**
- * Releases the thread pools that `threads` values above 1 started: each pool's threads are
- * stopped and joined, and the next call with such a `threads` value starts a new pool.
+ * Releases the thread teams that `threads` values started (above 1: one per value; 0: the
+ * process's team): each team's threads are stopped and joined, and the next call with such
+ * a `threads` value starts a new team. Contexts made with `bcast_context_create` keep their
+ * own teams (a context of `threads` 0 names the process's team, whichever is current).
  *
  * Returns `BCAST_OK`, once every released pool that no call is running on has stopped and
  * its threads have exited. A call in flight on another thread when this is called keeps
  * its pool until it returns (its result is unaffected), and that pool's threads exit
- * before that call returns. The pool of `threads` = 0 (rayon's global pool) is not bcast's
- * and is kept for the life of the process.
+ * before that call returns.
  *
  * `BCAST_ERR_PANIC` only for a bug (no other status).
  *
@@ -1201,6 +1231,155 @@ int bcast_expr_text_eval(const char *text,
  * bcast calls with any `threads` value.
  */
 int bcast_release_pools(void);
+
+/**
+ * Makes a context whose calls run on `threads` threads: 1 is the calling thread only; 0 the
+ * process's own team (as many threads as `BCAST_NUM_THREADS`, else the CPUs, shared by
+ * every context made with 0, and by the calls that take a `threads` of 0); N > 1 a team of
+ * N threads of this context's own (the calling thread and N - 1 workers). A team's workers
+ * spin for `spin_us` microseconds after each call, for the next one, and then sleep: 0
+ * sleeps at once (every call then pays the wake-up, tens of microseconds), a negative value
+ * takes the default (200). One call at a time uses a team; a call made while another runs
+ * on it, or from inside one of bcast's tasks, runs on its calling thread.
+ *
+ * Returns `BCAST_OK` and stores a new context in `*ctx_out`, or a status and stores NULL
+ * there (when `ctx_out` is not NULL).
+ *
+ * Statuses: `BCAST_ERR_THREADS` for `threads` above `BCAST_MAX_THREADS` or when the team's
+ * threads cannot be started; `BCAST_ERR_NULL` for a NULL `ctx_out`.
+ *
+ * Ownership: the context belongs to the caller, who frees it with `bcast_context_free`
+ * (its team's threads are stopped and joined once no prepared op holds it).
+ *
+ * Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `ctx_out` is NULL or writable.
+ */
+int bcast_context_create(size_t threads, int64_t spin_us, struct bcast_context **ctx_out);
+
+/**
+ * Makes a context whose calls run on the host's own thread pool: bcast cuts a call's
+ * output into at most `threads` parts (the host's threads, its calling one included) and
+ * hands them to `parallel_for` (see `bcast_parallel_for_fn`), so bcast and the host never
+ * compete for cores. `dispatch_ns` is about what one `parallel_for` costs the host to start
+ * (nanoseconds; 0 takes 2000): bcast gives a thread at least the work that takes that long,
+ * and runs smaller calls on the calling thread without calling `parallel_for`. A call made
+ * from inside one of bcast's tasks runs on its own thread.
+ *
+ * Returns `BCAST_OK` and stores a new context in `*ctx_out`, or a status and stores NULL
+ * there (when `ctx_out` is not NULL).
+ *
+ * Statuses: `BCAST_ERR_NULL` for a NULL `parallel_for` or `ctx_out`; `BCAST_ERR_THREADS`
+ * for `threads` of 0 or above `BCAST_MAX_THREADS`.
+ *
+ * Ownership: the context belongs to the caller (`bcast_context_free`); `host_data` stays
+ * the host's, and must stay valid while the context or an op made with it lives.
+ *
+ * Thread-safety: any number of threads at once. bcast may call `parallel_for` from several
+ * threads at once (one call each); a host whose parallel-for cannot take that must use one
+ * context per calling thread.
+ *
+ * # Safety
+ * `parallel_for` is NULL or a function that keeps the contract of `bcast_parallel_for_fn`;
+ * `ctx_out` is NULL or writable.
+ */
+int bcast_context_create_host(bcast_parallel_for_fn parallel_for,
+                              void *host_data,
+                              size_t threads,
+                              uint64_t dispatch_ns,
+                              struct bcast_context **ctx_out);
+
+/**
+ * Frees a context from `bcast_context_create` or `bcast_context_create_host`; NULL is
+ * ignored. Prepared ops made with it keep working (they hold the context); its team's
+ * threads stop once the last of them is freed.
+ *
+ * # Safety
+ * `ctx` is NULL or a context not yet freed, which no call is using.
+ */
+void bcast_context_free(struct bcast_context *ctx);
+
+/**
+ * Prepares `op` on `n_inputs` operands of element types `dtypes` and shapes `shapes`
+ * (ranks `ranks`) under `ab` (`axis` for PDPD), `levels` for FAKE_QUANTIZE (0 for every
+ * other op), to run in `ctx` (NULL: the default, as `threads` 0): every check
+ * `bcast_eltwise` makes before it reads a buffer is made here, once, and a two-operand op
+ * is planned.
+ *
+ * Returns `BCAST_OK` and stores the op in `*op_out`, or a status and stores NULL there
+ * (when `op_out` is not NULL).
+ *
+ * Statuses: as `bcast_eltwise` for the op, types, shapes and rule; `BCAST_ERR_NULL` also for
+ * a NULL `op_out`.
+ *
+ * Ownership: the op belongs to the caller (`bcast_op_free`); the arrays are only read during
+ * the call.
+ *
+ * Thread-safety: any number of threads at once.
+ *
+ * # Safety
+ * `ctx` is NULL or a live context; `dtypes`, `shapes` and `ranks` are NULL or hold
+ * `n_inputs` readable entries; each `shapes[i]` is NULL or points to `ranks[i]` readable
+ * values; `op_out` is NULL or writable.
+ */
+int bcast_op_create(const struct bcast_context *ctx,
+                    bcast_eltwise_op op,
+                    size_t n_inputs,
+                    const bcast_dtype *dtypes,
+                    const size_t *const *shapes,
+                    const size_t *ranks,
+                    bcast_auto_broadcast ab,
+                    int64_t axis,
+                    int64_t levels,
+                    struct bcast_op **op_out);
+
+/**
+ * Writes a prepared op's output shape to `shape` (`capacity` values) and its rank to
+ * `*rank_out`, as `bcast_eltwise_shape_n` does.
+ *
+ * Statuses: `BCAST_ERR_NULL` for a NULL `op`; `BCAST_ERR_CAPACITY`, `BCAST_ERR_NULL` for the
+ * shape arrays as `bcast_eltwise_shape_n`.
+ *
+ * # Safety
+ * `op` is NULL or a live op; `shape` is NULL or holds `capacity` writable values; `rank_out`
+ * is NULL or writable.
+ */
+int bcast_op_output_shape(const struct bcast_op *op,
+                          size_t *shape,
+                          size_t capacity,
+                          size_t *rank_out);
+
+/**
+ * Runs a prepared op on `inputs` (one buffer per operand, row-major, of the prepared types
+ * and shapes, aligned to their types, read in place) into `out` (row-major, the output
+ * type, `out_capacity_elems` elements), on the threads of the op's context. The result is
+ * `bcast_eltwise`'s on the same operands, bit for bit.
+ *
+ * Statuses: `BCAST_ERR_NULL` for a NULL `op`, `inputs`, operand buffer (of a non-empty
+ * operand) or `out` (of a non-empty output); `BCAST_ERR_CAPACITY`, `BCAST_ERR_ALIGN`,
+ * `BCAST_ERR_INVALID` (a bool byte other than 0 or 1, an `out` overlapping an input) and
+ * `BCAST_ERR_DIV_ZERO` as `bcast_eltwise`.
+ *
+ * Thread-safety: any number of threads at once, each into its own `out`.
+ *
+ * # Safety
+ * `op` is NULL or a live op; `inputs` is NULL or holds one pointer per operand, each NULL or
+ * holding its prepared shape's element count of readable elements of its type; `out` is
+ * NULL or holds `out_capacity_elems` writable elements of the output type.
+ */
+int bcast_op_run(const struct bcast_op *op,
+                 const void *const *inputs,
+                 void *out,
+                 size_t out_capacity_elems);
+
+/**
+ * Frees a prepared op; NULL is ignored.
+ *
+ * # Safety
+ * `op` is NULL or an op from `bcast_op_create` not yet freed, which no call is using.
+ */
+void bcast_op_free(struct bcast_op *op);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -169,7 +169,8 @@ pub(crate) fn status_of(e: &BroadcastError) -> bcast_status {
         | BroadcastError::PdpdAxis { .. }
         | BroadcastError::NoInputs
         | BroadcastError::OutputShape { .. }
-        | BroadcastError::SourceShape { .. } => BCAST_ERR_SHAPE,
+        | BroadcastError::SourceShape { .. }
+        | BroadcastError::PreparedShape { .. } => BCAST_ERR_SHAPE,
         BroadcastError::ShapeOverflow { .. } => BCAST_ERR_OVERFLOW,
         BroadcastError::NegativeValue { .. } | BroadcastError::ValueTooLarge { .. } => {
             BCAST_ERR_INVALID

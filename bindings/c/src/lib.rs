@@ -43,6 +43,13 @@ pub mod expr;
 
 pub mod threads;
 
+pub mod context;
+
+pub use context::{
+    bcast_context, bcast_context_create, bcast_context_create_host, bcast_context_free, bcast_op,
+    bcast_op_create, bcast_op_free, bcast_op_output_shape, bcast_op_run, bcast_parallel_for_fn,
+    bcast_task_fn,
+};
 pub use eltwise::{
     bcast_auto_broadcast, bcast_binary, bcast_eltwise, bcast_eltwise_shape, bcast_eltwise_shape_n,
     bcast_select, BinaryOpCode, EltwiseOpCode,

@@ -1,5 +1,8 @@
-//! The `threads` argument: 0 is rayon's global pool, 1 the calling thread, N > 1 a pool of N
-//! threads, built on first use and kept until `bcast_release_pools`.
+//! The `threads` argument: 0 is the process's team (bcast's own, as many threads as
+//! `BCAST_NUM_THREADS` or the CPUs), 1 the calling thread, N > 1 a team of N threads (the
+//! caller's and N - 1 workers), built on first use and kept until `bcast_release_pools`.
+//! Teams are bcast's spinning teams (`bcast::exec::Team`): a call that follows another
+//! within the spin time starts its workers in well under a microsecond.
 //!
 //! Why cached: starting a pool spawns N threads and joins them when dropped, tens to
 //! hundreds of microseconds per call, more than a whole broadcast of a few thousand
@@ -16,34 +19,17 @@
 use std::collections::HashMap;
 use std::ffi::c_int;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::thread::JoinHandle;
 
+use bcast::exec::{Team, TeamBuilder};
 use bcast::Parallelism;
-use rayon::ThreadPool;
 
 use crate::error::{bcast_status, guard, Error};
 use crate::types::BCAST_MAX_THREADS;
 
-/// A pool of our own and the handles of its threads (spawned by us, so that they can be
-/// joined: rayon's own threads are detached).
+/// A team of our own (bcast's spinning team: the caller and N - 1 workers, which it stops
+/// and joins when dropped).
 pub(crate) struct Pool {
-    /// `Some` until dropped: taken in `drop` so that it stops before its threads are joined.
-    pool: Option<ThreadPool>,
-    workers: Vec<JoinHandle<()>>,
-}
-
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // Dropping the rayon pool tells its threads to finish; nothing runs on it any more
-        // (every call holds an `Arc` of this `Pool` while it runs), so each thread leaves its
-        // loop at once and the joins return.
-        drop(self.pool.take());
-        for worker in self.workers.drain(..) {
-            // A worker's panic was already reported to the call it ran for; at teardown
-            // there is nothing more to say.
-            let _ = worker.join();
-        }
-    }
+    team: Team,
 }
 
 /// The threads a call runs on.
@@ -58,11 +44,7 @@ impl Threads {
         match self {
             Threads::Auto => Parallelism::Auto,
             Threads::Serial => Parallelism::Serial,
-            Threads::Pool(pool) => match &pool.pool {
-                Some(pool) => Parallelism::Pool(pool),
-                // Only `drop` takes it, and a `Pool` being dropped is not reachable here.
-                None => Parallelism::Serial,
-            },
+            Threads::Pool(pool) => Parallelism::Team(&pool.team),
         }
     }
 }
@@ -105,40 +87,22 @@ pub(crate) fn threads(n: usize, func: &str) -> Result<Threads, Error> {
     }
 }
 
-/// A pool of `n` threads named `bcast-<n>-<i>`, spawned here so that their handles are kept.
-fn start_pool(n: usize) -> Result<Pool, rayon::ThreadPoolBuildError> {
-    let mut workers = Vec::with_capacity(n);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .thread_name(move |i| format!("bcast-{n}-{i}"))
-        .spawn_handler(|thread| {
-            let mut builder = std::thread::Builder::new();
-            if let Some(name) = thread.name() {
-                builder = builder.name(name.to_owned());
-            }
-            if let Some(size) = thread.stack_size() {
-                builder = builder.stack_size(size);
-            }
-            workers.push(builder.spawn(|| thread.run())?);
-            Ok(())
-        })
-        .build();
-    // On an error rayon has already told the threads it started to stop; their handles are
-    // dropped (detached) rather than joined.
+/// A team of `n` threads (the caller's and `n - 1` workers named `bcast-team-<i>`).
+fn start_pool(n: usize) -> std::io::Result<Pool> {
     Ok(Pool {
-        pool: Some(pool?),
-        workers,
+        team: TeamBuilder::new(n).build()?,
     })
 }
 
-/// Releases the thread pools that `threads` values above 1 started: each pool's threads are
-/// stopped and joined, and the next call with such a `threads` value starts a new pool.
+/// Releases the thread teams that `threads` values started (above 1: one per value; 0: the
+/// process's team): each team's threads are stopped and joined, and the next call with such
+/// a `threads` value starts a new team. Contexts made with `bcast_context_create` keep their
+/// own teams (a context of `threads` 0 names the process's team, whichever is current).
 ///
 /// Returns `BCAST_OK`, once every released pool that no call is running on has stopped and
 /// its threads have exited. A call in flight on another thread when this is called keeps
 /// its pool until it returns (its result is unaffected), and that pool's threads exit
-/// before that call returns. The pool of `threads` = 0 (rayon's global pool) is not bcast's
-/// and is kept for the life of the process.
+/// before that call returns.
 ///
 /// `BCAST_ERR_PANIC` only for a bug (no other status).
 ///
@@ -151,6 +115,7 @@ pub extern "C" fn bcast_release_pools() -> c_int {
         // meanwhile are not held up: they start new pools.
         let released: Vec<Arc<Pool>> = cache().drain().map(|(_, pool)| pool).collect();
         drop(released);
+        Team::release_global();
         Ok(())
     })
 }

@@ -147,7 +147,7 @@ fn c_test(file: &str) -> PathBuf {
 }
 
 /// The C test programs, each `tests/c/<name>.c`.
-const PROGRAMS: [&str; 9] = [
+const PROGRAMS: [&str; 10] = [
     "modes",
     "errors",
     "reduce",
@@ -157,6 +157,7 @@ const PROGRAMS: [&str; 9] = [
     "eltwise_ops",
     "strings",
     "expr",
+    "context",
 ];
 
 /// Builds and runs one C test program.
@@ -204,6 +205,11 @@ fn expressions_match_their_chains_written_in_c() {
 #[test]
 fn many_host_threads_at_once() {
     c_program("threads");
+}
+
+#[test]
+fn contexts_prepared_ops_host_pools_and_fork() {
+    c_program("context");
 }
 
 #[test]

@@ -30,17 +30,18 @@ fn broadcast_typed<'py, T: NpElement>(
     shape: &[usize],
     mode: &Mode,
     out: Option<&Bound<'py, PyAny>>,
+    ctx: &bcast::exec::Context,
 ) -> PyResult<Bound<'py, PyAny>> {
     match out {
         None => {
             let y = py
-                .detach(|| bcast::broadcast_with(x, shape, mode, Parallelism::Auto))
+                .detach(|| ctx.run(|par| bcast::broadcast_with(x, shape, mode, par)))
                 .map_err(to_py_err)?;
             T::into_numpy(py, y, str_width)
         }
         Some(out) => {
             T::with_out(py, out, |o| {
-                bcast::broadcast_into_with(x, shape, mode, o, Parallelism::Auto)
+                ctx.run(|par| bcast::broadcast_into_with(x, shape, mode, o, par))
             })?;
             Ok(out.clone())
         }
@@ -139,8 +140,8 @@ fn broadcast_typed<'py, T: NpElement>(
 /// bcast.BroadcastError: numpy broadcast: data dim 4 at axis 0 cannot become 3 (must be 1 or 3); data shape [4], target shape [2,3]
 #[pyfunction]
 #[pyo3(
-    signature = (x, shape, mode = "numpy", *, axes_mapping = None, axis = args::Axis(-1), broadcast_axes = None, out = None),
-    text_signature = "(x, shape, mode='numpy', *, axes_mapping=None, axis=-1, broadcast_axes=None, out=None)"
+    signature = (x, shape, mode = "numpy", *, axes_mapping = None, axis = args::Axis(-1), broadcast_axes = None, out = None, context = None),
+    text_signature = "(x, shape, mode='numpy', *, axes_mapping=None, axis=-1, broadcast_axes=None, out=None, context=None)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn broadcast<'py>(
@@ -152,12 +153,14 @@ fn broadcast<'py>(
     axis: args::Axis,
     broadcast_axes: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
+    context: Option<&Bound<'py, crate::context::PyContext>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mode = args::mode(mode, axes_mapping, axis, broadcast_axes)?;
     let shape = args::shape(shape, "shape")?;
     let x = convert::input(x)?;
     let width = x.str_width();
-    with_view!(&x, v => broadcast_typed(py, v, width, &shape, &mode, out))
+    let ctx = crate::context::context_of(context);
+    with_view!(&x, v => broadcast_typed(py, v, width, &shape, &mode, out, &ctx))
 }
 
 /// Broadcast any number of arrays against each other (numpy's rule, N-ary).
@@ -214,7 +217,7 @@ fn broadcast_arrays<'py>(
         .iter()
         .map(|x| {
             let width = x.str_width();
-            with_view!(x, v => broadcast_typed(py, v, width, &common, &Mode::Numpy, None))
+            with_view!(x, v => broadcast_typed(py, v, width, &common, &Mode::Numpy, None, &Default::default()))
         })
         .collect::<PyResult<Vec<_>>>()?;
     PyTuple::new(py, outputs)

@@ -235,7 +235,8 @@ fn output_dtype(
 /// dict, or None for the defaults), the auto-broadcast rule (None: the op's own) and the
 /// pdpd axis. The package's functions call this; it is not part of the API.
 #[pyfunction]
-#[pyo3(signature = (name, operands, out = None, attrs = None, auto_broadcast = None, axis = Axis(-1)))]
+#[pyo3(signature = (name, operands, out = None, attrs = None, auto_broadcast = None, axis = Axis(-1), context = None))]
+#[allow(clippy::too_many_arguments)]
 fn _eltwise<'py>(
     py: Python<'py>,
     name: &str,
@@ -244,7 +245,9 @@ fn _eltwise<'py>(
     attrs: Option<&Bound<'py, PyDict>>,
     auto_broadcast: Option<&str>,
     axis: Axis,
+    context: Option<&Bound<'py, crate::context::PyContext>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let ctx = crate::context::context_of(context);
     let mut op: EltwiseOp = name
         .parse()
         .map_err(|e: bcast::ParseBinaryOpError| PyValueError::new_err(e.to_string()))?;
@@ -270,7 +273,7 @@ fn _eltwise<'py>(
     match out {
         None => {
             let t = py
-                .detach(|| bcast::eltwise_view(op, &views, &spec, Parallelism::Auto))
+                .detach(|| ctx.run(|par| bcast::eltwise_view(op, &views, &spec, par)))
                 .map_err(to_py_err)?;
             // Strings (Select's values): numpy's result type of two `<U` arrays, the wider.
             let width = inputs.iter().map(InArray::str_width).max().unwrap_or(0);
@@ -285,7 +288,7 @@ fn _eltwise<'py>(
         Some(out) => {
             let dtype = output_dtype(op, &views, &spec).map_err(to_py_err)?;
             convert::with_out_view(py, dtype, out, |o| {
-                bcast::eltwise_view_into(op, &views, &spec, o, Parallelism::Auto)
+                ctx.run(|par| bcast::eltwise_view_into(op, &views, &spec, o, par))
             })?;
             Ok(out.clone())
         }

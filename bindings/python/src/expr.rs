@@ -9,7 +9,7 @@
 //! that is not bool, as numpy 2 gives a Python scalar the array's type (NEP 50). Arrays,
 //! numpy scalars and 0-d arrays keep their dtypes.
 
-use bcast::{DType, DTypeKind, EltwiseOp, ExprLiteral, ExprValue, Expression, Parallelism};
+use bcast::{DType, DTypeKind, EltwiseOp, ExprLiteral, ExprValue, Expression};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
@@ -91,7 +91,7 @@ impl PyExpression {
                 all.set_item(k, v)?;
             }
         }
-        run(py, &self.expr, &all, out_arg(out)?)
+        run(py, &self.expr, &all, out_arg(out)?, &Default::default())
     }
 
     fn __str__(&self) -> String {
@@ -105,7 +105,7 @@ impl PyExpression {
 }
 
 /// Names a `bcast.evaluate` keyword takes for itself: an operand cannot have them there.
-const RESERVED: [&str; 3] = ["out", "auto_broadcast", "axis"];
+const RESERVED: [&str; 4] = ["out", "auto_broadcast", "axis", "context"];
 
 /// ``evaluate(expr, /, out=None, *, auto_broadcast="numpy", axis=-1, **operands)``: the
 /// expression ``expr`` (text, see ``bcast.Expression``) on the operands named in it, in one
@@ -125,8 +125,8 @@ const RESERVED: [&str; 3] = ["out", "auto_broadcast", "axis"];
 /// ``Expression.evaluate`` does, and for text that does not parse.
 #[pyfunction]
 #[pyo3(
-    signature = (expr, /, out = None, *, auto_broadcast = "numpy", axis = Axis(-1), **operands),
-    text_signature = "(expr, /, out=None, *, auto_broadcast='numpy', axis=-1, **operands)"
+    signature = (expr, /, out = None, *, auto_broadcast = "numpy", axis = Axis(-1), context = None, **operands),
+    text_signature = "(expr, /, out=None, *, auto_broadcast='numpy', axis=-1, context=None, **operands)"
 )]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -134,8 +134,10 @@ fn evaluate<'py>(
     out: Option<&Bound<'py, PyAny>>,
     auto_broadcast: &str,
     axis: Axis,
+    context: Option<&Bound<'py, crate::context::PyContext>>,
     operands: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let ctx = crate::context::context_of(context);
     let rule = spec(Some(auto_broadcast), axis)?;
     let out = out_arg(out)?;
     let e = Expression::parse(expr, rule).map_err(to_py_err)?;
@@ -146,7 +148,7 @@ fn evaluate<'py>(
         )));
     }
     let empty = PyDict::new(py);
-    run(py, &e, operands.unwrap_or(&empty), out)
+    run(py, &e, operands.unwrap_or(&empty), out, &ctx)
 }
 
 /// A Python scalar operand: becomes a constant of the expression.
@@ -276,6 +278,7 @@ fn run<'py>(
     e: &Expression,
     operands: &Bound<'py, PyDict>,
     out: Option<&Bound<'py, PyAny>>,
+    ctx: &bcast::exec::Context,
 ) -> PyResult<Bound<'py, PyAny>> {
     let objects = by_name(e, operands)?;
     let weak = objects.iter().map(weak).collect::<PyResult<Vec<_>>>()?;
@@ -326,7 +329,7 @@ fn run<'py>(
     match out {
         None => {
             let t = py
-                .detach(|| e.evaluate(&views, Parallelism::Auto))
+                .detach(|| ctx.run(|par| e.evaluate(&views, par)))
                 .map_err(to_py_err)?;
             let width = arrays.iter().map(InArray::str_width).max().unwrap_or(0);
             let r = convert::tensor_to_numpy(py, t, width)?;
@@ -341,7 +344,7 @@ fn run<'py>(
             let dtypes: Vec<DType> = views.iter().map(|v| v.dtype()).collect();
             let dtype = e.output_dtype(&dtypes).map_err(to_py_err)?;
             convert::with_out_view(py, dtype, out, |o| {
-                e.evaluate_into(&views, o, Parallelism::Auto)
+                ctx.run(|par| e.evaluate_into(&views, o, par))
             })?;
             Ok(out.clone())
         }

@@ -15,6 +15,7 @@
 
 mod args;
 mod broadcast;
+mod context;
 mod convert;
 mod eltwise;
 mod errors;
@@ -30,6 +31,7 @@ fn _bcast(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py().get_type::<errors::BroadcastError>(),
     )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<context::PyContext>()?;
     broadcast::register(m)?;
     eltwise::register(m)?;
     expr::register(m)?;

@@ -524,35 +524,35 @@ const MAX_BATCHES: usize = 201;
 /// The threads of one `--threads` count, as the model group hands them to bcast.
 pub struct Team {
     threads: usize,
-    pool: Option<rayon::ThreadPool>,
+    team: Option<bcast::exec::Team>,
 }
 
 /// The threads for a count: the one place the model group turns a thread count into what its
 /// calls get ([`Team::parallelism`]). One is the calling thread alone (`Parallelism::Serial`,
-/// as the C ABI's `threads = 1`), so a one-thread figure has no pool hand-off in it; more is
-/// a rayon pool of that many threads, started once and kept for every call.
+/// as the C ABI's `threads = 1`); more is a team of bcast's own of that many threads (the
+/// caller and its workers, which spin between calls as a runtime's would), as the C ABI's
+/// `threads = N` runs on.
 ///
 /// # Errors
-/// A count of 0, or a pool that cannot be started.
+/// A count of 0, or a team that cannot be started.
 pub fn team(threads: usize) -> Result<Team, String> {
-    let pool = match threads {
+    let team = match threads {
         0 => return Err("a thread count must be at least 1".into()),
         1 => None,
         n => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
+            bcast::exec::TeamBuilder::new(n)
                 .build()
                 .map_err(|e| format!("cannot start {n} threads: {e}"))?,
         ),
     };
-    Ok(Team { threads, pool })
+    Ok(Team { threads, team })
 }
 
 impl Team {
     /// What every call of the group gets.
     pub fn parallelism(&self) -> Parallelism<'_> {
-        match &self.pool {
-            Some(pool) => Parallelism::Pool(pool),
+        match &self.team {
+            Some(team) => Parallelism::Team(team),
             None => Parallelism::Serial,
         }
     }

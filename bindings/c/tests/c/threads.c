@@ -3,8 +3,8 @@
  * own, using every `threads` value (0, 1, 2, 4: the cached pools are shared by all), with
  * each thread's own error message checked to be its own. Results against the reference.
  *
- * The cached pools: bcast_release_pools() stops them (their threads, named bcast-<N>-<i>,
- * are counted in /proc/self/task), a later call starts a new one, and releasing while the
+ * The cached teams: bcast_release_pools() stops them (their workers, named bcast-team-<i>,
+ * N - 1 for a team of N, are counted in /proc/self/task), a later call starts a new one, and releasing while the
  * host threads run calls on the pools changes none of their results. */
 #include <dirent.h>
 #include <pthread.h>
@@ -156,16 +156,16 @@ static void pools_are_released(void) {
     if (have_proc) CHECK(pool_threads() == 0, "no pool threads before any pool");
     CHECK(run_shared_ok(2) && run_shared_ok(3), "runs on pools of 2 and 3");
     if (have_proc)
-        CHECK(pool_threads_settled(5) == 5, "pools of 2 and 3: %d threads", pool_threads());
+        CHECK(pool_threads_settled(3) == 3, "teams of 2 and 3: %d workers", pool_threads());
     CHECK(run_shared_ok(2), "the pool of 2 again");
-    if (have_proc) CHECK(pool_threads() == 5, "the pool of 2 reused: %d threads", pool_threads());
+    if (have_proc) CHECK(pool_threads() == 3, "the team of 2 reused: %d workers", pool_threads());
     CHECK(bcast_release_pools() == BCAST_OK, "release: %s", bcast_last_error_message());
     if (have_proc)
         CHECK(pool_threads_after_join() == 0,
               "the threads have exited when release returns: %d left", pool_threads());
     CHECK(run_shared_ok(2), "a new pool of 2 after the release");
     if (have_proc)
-        CHECK(pool_threads_settled(2) == 2, "a new pool of 2: %d threads", pool_threads());
+        CHECK(pool_threads_settled(1) == 1, "a new team of 2: %d workers", pool_threads());
     /* A success clears the thread's last error message, as every call does. */
     CHECK(bcast_release_pools() == BCAST_OK && bcast_last_error_message()[0] == '\0',
           "release again");

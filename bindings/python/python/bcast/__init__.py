@@ -24,6 +24,7 @@ call: ``evaluate("x * s + b", x=..., s=..., b=...)`` and ``Expression`` (parsed 
 
 from ._bcast import (
     BroadcastError,
+    Context,
     Expression,
     __version__,
     _eltwise,
@@ -39,6 +40,7 @@ from ._docs import DOCS as _DOCS, docstring as _docstring
 
 __all__ = [
     "BroadcastError",
+    "Context",
     "Expression",
     "evaluate",
     "broadcast",
@@ -75,6 +77,10 @@ def _define(name, fewest, most, takes_auto_broadcast, attrs):
         rule = "auto_broadcast, axis"
     if params[-1] == "*":
         params.pop()
+    if not variadic and "*" not in params:
+        params.append("*")
+    params.append("context=None")
+    rule += ", context"
     passed = operands[0][1:] if variadic else "(" + "".join(o + ", " for o in operands) + ")"
     attributes = "{" + ", ".join(f"{a!r}: {a}" for a, _ in attrs) + "}" if attrs else "None"
     source = (f"def {name}({', '.join(params)}):\n"

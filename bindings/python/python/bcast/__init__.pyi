@@ -23,6 +23,11 @@ _AutoBroadcast = Literal["numpy", "none", "pdpd"]
 
 class BroadcastError(ValueError): ...
 
+class Context:
+    def __init__(self, threads: int = 0, spin_us: int = -1) -> None: ...
+    @property
+    def threads(self) -> int: ...
+
 @overload
 def broadcast(
     x: npt.ArrayLike,
@@ -33,6 +38,7 @@ def broadcast(
     axis: int = -1,
     broadcast_axes: Optional[Sequence[SupportsIndex]] = None,
     out: None = None,
+    context: Optional[Context] = None,
 ) -> np.ndarray: ...
 @overload
 def broadcast(
@@ -44,6 +50,7 @@ def broadcast(
     axis: int = -1,
     broadcast_axes: Optional[Sequence[SupportsIndex]] = None,
     out: _ArrayT,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 def broadcast_arrays(*xs: npt.ArrayLike) -> Tuple[np.ndarray, ...]: ...
 def output_shape(
@@ -80,6 +87,7 @@ def add(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def add(
@@ -89,6 +97,7 @@ def add(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def subtract(
@@ -98,6 +107,7 @@ def subtract(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def subtract(
@@ -107,6 +117,7 @@ def subtract(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def multiply(
@@ -116,6 +127,7 @@ def multiply(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def multiply(
@@ -125,6 +137,7 @@ def multiply(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def maximum(
@@ -134,6 +147,7 @@ def maximum(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def maximum(
@@ -143,6 +157,7 @@ def maximum(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def minimum(
@@ -152,6 +167,7 @@ def minimum(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def minimum(
@@ -161,6 +177,7 @@ def minimum(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def squared_difference(
@@ -170,6 +187,7 @@ def squared_difference(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def squared_difference(
@@ -179,6 +197,7 @@ def squared_difference(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def power(
@@ -188,6 +207,7 @@ def power(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def power(
@@ -197,6 +217,7 @@ def power(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def floor_mod(
@@ -206,6 +227,7 @@ def floor_mod(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def floor_mod(
@@ -215,6 +237,7 @@ def floor_mod(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def mod(
@@ -224,6 +247,7 @@ def mod(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def mod(
@@ -233,6 +257,7 @@ def mod(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def equal(
@@ -242,6 +267,7 @@ def equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def equal(
@@ -251,6 +277,7 @@ def equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def not_equal(
@@ -260,6 +287,7 @@ def not_equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def not_equal(
@@ -269,6 +297,7 @@ def not_equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def less(
@@ -278,6 +307,7 @@ def less(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def less(
@@ -287,6 +317,7 @@ def less(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def less_equal(
@@ -296,6 +327,7 @@ def less_equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def less_equal(
@@ -305,6 +337,7 @@ def less_equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def greater(
@@ -314,6 +347,7 @@ def greater(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def greater(
@@ -323,6 +357,7 @@ def greater(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def greater_equal(
@@ -332,6 +367,7 @@ def greater_equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def greater_equal(
@@ -341,6 +377,7 @@ def greater_equal(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def logical_and(
@@ -350,6 +387,7 @@ def logical_and(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def logical_and(
@@ -359,6 +397,7 @@ def logical_and(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def logical_or(
@@ -368,6 +407,7 @@ def logical_or(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def logical_or(
@@ -377,6 +417,7 @@ def logical_or(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def logical_xor(
@@ -386,6 +427,7 @@ def logical_xor(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def logical_xor(
@@ -395,6 +437,7 @@ def logical_xor(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def divide(
@@ -405,6 +448,7 @@ def divide(
     pythondiv: bool = True,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def divide(
@@ -415,6 +459,7 @@ def divide(
     pythondiv: bool = True,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def select(
@@ -425,6 +470,7 @@ def select(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> np.ndarray: ...
 @overload
 def select(
@@ -435,26 +481,27 @@ def select(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 
 # ONNX's variadic ops: any number of operands (one or more), broadcast together under the
 # numpy rule; `out` is keyword-only. Inside the module, `sum`, `max` and `min` shadow the builtins.
 @overload
-def sum(*xs: _Operand, out: None = None) -> Any: ...
+def sum(*xs: _Operand, out: None = None, context: Optional[Context] = None) -> Any: ...
 @overload
-def sum(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+def sum(*xs: _Operand, out: _ArrayT, context: Optional[Context] = None) -> _ArrayT: ...
 @overload
-def mean(*xs: _Operand, out: None = None) -> Any: ...
+def mean(*xs: _Operand, out: None = None, context: Optional[Context] = None) -> Any: ...
 @overload
-def mean(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+def mean(*xs: _Operand, out: _ArrayT, context: Optional[Context] = None) -> _ArrayT: ...
 @overload
-def max(*xs: _Operand, out: None = None) -> Any: ...
+def max(*xs: _Operand, out: None = None, context: Optional[Context] = None) -> Any: ...
 @overload
-def max(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+def max(*xs: _Operand, out: _ArrayT, context: Optional[Context] = None) -> _ArrayT: ...
 @overload
-def min(*xs: _Operand, out: None = None) -> Any: ...
+def min(*xs: _Operand, out: None = None, context: Optional[Context] = None) -> Any: ...
 @overload
-def min(*xs: _Operand, out: _ArrayT) -> _ArrayT: ...
+def min(*xs: _Operand, out: _ArrayT, context: Optional[Context] = None) -> _ArrayT: ...
 
 # OpenVINO's bitwise ops and shifts, PRelu and FakeQuantize (auto_broadcast).
 @overload
@@ -465,6 +512,7 @@ def bitwise_and(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def bitwise_and(
@@ -474,6 +522,7 @@ def bitwise_and(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def bitwise_or(
@@ -483,6 +532,7 @@ def bitwise_or(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def bitwise_or(
@@ -492,6 +542,7 @@ def bitwise_or(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def bitwise_xor(
@@ -501,6 +552,7 @@ def bitwise_xor(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def bitwise_xor(
@@ -510,6 +562,7 @@ def bitwise_xor(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def bitwise_left_shift(
@@ -519,6 +572,7 @@ def bitwise_left_shift(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def bitwise_left_shift(
@@ -528,6 +582,7 @@ def bitwise_left_shift(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def bitwise_right_shift(
@@ -537,6 +592,7 @@ def bitwise_right_shift(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def bitwise_right_shift(
@@ -546,18 +602,23 @@ def bitwise_right_shift(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def prelu(
     x: _Operand,
     slope: _Operand,
     out: None = None,
+    *,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def prelu(
     x: _Operand,
     slope: _Operand,
     out: _ArrayT,
+    *,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def fake_quantize(
@@ -571,6 +632,7 @@ def fake_quantize(
     levels: int,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def fake_quantize(
@@ -584,6 +646,7 @@ def fake_quantize(
     levels: int,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 
 # ONNX's ops where its meaning differs from OpenVINO's (the numpy rule only).
@@ -594,6 +657,7 @@ def bit_shift(
     out: None = None,
     *,
     direction: Literal["LEFT", "RIGHT", "left", "right"],
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def bit_shift(
@@ -602,18 +666,23 @@ def bit_shift(
     out: _ArrayT,
     *,
     direction: Literal["LEFT", "RIGHT", "left", "right"],
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def onnx_prelu(
     x: _Operand,
     slope: _Operand,
     out: None = None,
+    *,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def onnx_prelu(
     x: _Operand,
     slope: _Operand,
     out: _ArrayT,
+    *,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def onnx_mod(
@@ -622,6 +691,7 @@ def onnx_mod(
     out: None = None,
     *,
     fmod: Literal[0, 1] = 0,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def onnx_mod(
@@ -630,30 +700,39 @@ def onnx_mod(
     out: _ArrayT,
     *,
     fmod: Literal[0, 1] = 0,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def onnx_div(
     a: _Operand,
     b: _Operand,
     out: None = None,
+    *,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def onnx_div(
     a: _Operand,
     b: _Operand,
     out: _ArrayT,
+    *,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 @overload
 def onnx_pow(
     a: _Operand,
     b: _Operand,
     out: None = None,
+    *,
+    context: Optional[Context] = None,
 ) -> Any: ...
 @overload
 def onnx_pow(
     a: _Operand,
     b: _Operand,
     out: _ArrayT,
+    *,
+    context: Optional[Context] = None,
 ) -> _ArrayT: ...
 
 # Expressions of element-wise ops, run in one call: operands by the names in the text; a
@@ -695,6 +774,7 @@ def evaluate(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
     **operands: _Operand,
 ) -> Any: ...
 @overload
@@ -705,5 +785,6 @@ def evaluate(
     *,
     auto_broadcast: Union[_AutoBroadcast, str] = "numpy",
     axis: int = -1,
+    context: Optional[Context] = None,
     **operands: _Operand,
 ) -> _ArrayT: ...

@@ -124,6 +124,8 @@ pub fn read_sum<T: bytemuck::Pod + Sync>(buf: &[T], par: Parallelism<'_>) -> u64
     let sum_words = |w: &[u64]| w.iter().fold(0u64, |a, &b| a.wrapping_add(b));
     let body = match par {
         Parallelism::Serial => sum_words(words),
+        // The reduction runs on rayon (a team or a host's pool leaves it on the caller).
+        Parallelism::Team(_) | Parallelism::Host(_) => sum_words(words),
         Parallelism::Auto => words
             .par_chunks(chunk)
             .map(sum_words)

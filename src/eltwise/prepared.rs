@@ -1,0 +1,242 @@
+//! Prepared ops: a node's op, element types, shapes and rule checked and planned once (when
+//! a runtime loads its model), then run many times on new buffers of those shapes (as
+//! XNNPACK's create, reshape, setup and run).
+//!
+//! What preparing saves a run: the rule's checks, the output's type and shape, and for a
+//! two-operand op of one element type the plan itself (its axes merged, its strides laid
+//! out), which the run hands to the kernel as it is. A run checks only what can change
+//! between calls: that each buffer has the prepared type, shape and strides (a view of
+//! another layout still runs, planned again for that call).
+
+use super::dispatch::run_prepared_into;
+use super::plan::EltwisePlan;
+use super::rule::{eltwise_output_shape, resolve};
+use super::table::{EltwiseOp, Shape};
+use super::view::{TensorView, TensorViewMut};
+use crate::auto_broadcast::AutoBroadcast;
+use crate::dtype::DType;
+use crate::error::{BroadcastError, Dims};
+use crate::exec::Parallelism;
+
+/// An element-wise op of the table, checked and planned for its operands' element types and
+/// shapes, run many times on new buffers.
+///
+/// ```
+/// use bcast::{AutoBroadcast, DType, EltwiseOp, PreparedOp, Parallelism, TensorView, TensorViewMut};
+/// use bcast::ndarray::{ArrayD, IxDyn};
+///
+/// // At model load: a [1,12,128,128] + [1,1,1,128] f32 add (BERT's attention mask).
+/// let x_shape = [1, 12, 128, 128];
+/// let add = PreparedOp::new(
+///     EltwiseOp::Add,
+///     &[(DType::F32, &x_shape[..]), (DType::F32, &[1, 1, 1, 128][..])],
+///     &AutoBroadcast::Numpy,
+/// )?;
+/// assert_eq!(add.output_shape(), &x_shape);
+/// // At every inference, on that inference's buffers:
+/// let x = ArrayD::from_elem(IxDyn(&x_shape), 1.0f32);
+/// let mask = ArrayD::from_elem(IxDyn(&[1, 1, 1, 128]), -2.0f32);
+/// let mut y = ArrayD::zeros(IxDyn(&x_shape));
+/// add.run(
+///     &[TensorView::F32(x.view()), TensorView::F32(mask.view())],
+///     TensorViewMut::F32(y.view_mut()),
+///     Parallelism::Serial,
+/// )?;
+/// assert!(y.iter().all(|&v| v == -1.0));
+/// # Ok::<(), bcast::BroadcastError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PreparedOp {
+    op: EltwiseOp,
+    spec: AutoBroadcast,
+    dtypes: Vec<DType>,
+    shapes: Vec<Vec<usize>>,
+    out_dtype: DType,
+    out_shape: Vec<usize>,
+    /// A two-operand op of one element type: its plan for row-major operands, and those
+    /// operands' strides (the plan holds for exactly these).
+    planned: Option<Box<Planned>>,
+}
+
+#[derive(Clone)]
+struct Planned {
+    plan: EltwisePlan<2>,
+    strides: [Vec<isize>; 2],
+}
+
+impl std::fmt::Debug for Planned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Planned")
+            .field("strides", &self.strides)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Row-major strides, in elements, of `shape`.
+fn row_major_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut step = 1isize;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = if d == 0 { 0 } else { step };
+        // An overflow here means a shape whose element count overflowed, refused before.
+        step = step.saturating_mul(isize::try_from(d).unwrap_or(isize::MAX));
+    }
+    strides
+}
+
+impl PreparedOp {
+    /// Checks `op` on operands of these element types and shapes under `spec` (every check
+    /// a call of the op makes before it reads a buffer), and plans it.
+    ///
+    /// # Errors
+    /// What [`crate::eltwise_view`] returns for operands of these types and shapes:
+    /// [`BroadcastError::Arity`], [`BroadcastError::DTypeMismatch`],
+    /// [`BroadcastError::UnsupportedType`], the broken rule's error,
+    /// [`BroadcastError::ShapeOverflow`].
+    pub fn new(
+        op: EltwiseOp,
+        operands: &[(DType, &[usize])],
+        spec: &AutoBroadcast,
+    ) -> Result<PreparedOp, BroadcastError> {
+        op.check_arity(operands.len())?;
+        op.check_attributes()?;
+        let dtypes: Vec<DType> = operands.iter().map(|&(d, _)| d).collect();
+        let shapes: Vec<&[usize]> = operands.iter().map(|&(_, s)| s).collect();
+        let out_dtype = output_dtype(op, &dtypes)?;
+        let out_shape = eltwise_output_shape(op, &shapes, spec)?;
+        let planned = match (op.shape(), &dtypes[..], &shapes[..]) {
+            (Shape::Binary | Shape::Mixed, [da, db], [sa, sb]) if da == db => {
+                let rule = resolve(op, spec, &shapes)?;
+                if rule.channel {
+                    None
+                } else {
+                    let strides = [row_major_strides(sa), row_major_strides(sb)];
+                    let mut plan = EltwisePlan::<2>::empty();
+                    plan.build([sa, sb], [&strides[0], &strides[1]], 0, &rule.spec, true)?;
+                    Some(Box::new(Planned { plan, strides }))
+                }
+            }
+            _ => None,
+        };
+        Ok(PreparedOp {
+            op,
+            spec: *spec,
+            dtypes,
+            shapes: shapes.iter().map(|s| s.to_vec()).collect(),
+            out_dtype,
+            out_shape,
+            planned,
+        })
+    }
+
+    /// The op.
+    #[must_use]
+    pub fn op(&self) -> EltwiseOp {
+        self.op
+    }
+
+    /// The output's shape.
+    #[must_use]
+    pub fn output_shape(&self) -> &[usize] {
+        &self.out_shape
+    }
+
+    /// The output's element type.
+    #[must_use]
+    pub fn output_dtype(&self) -> DType {
+        self.out_dtype
+    }
+
+    /// The operands' element types and shapes, as prepared.
+    pub fn operands(&self) -> impl Iterator<Item = (DType, &[usize])> {
+        self.dtypes
+            .iter()
+            .zip(&self.shapes)
+            .map(|(&d, s)| (d, s.as_slice()))
+    }
+
+    /// Runs the op on `inputs` (the prepared element types and shapes, any layout) into
+    /// `out` (the output's type and shape), on the threads `par` names.
+    ///
+    /// # Errors
+    /// [`BroadcastError::Arity`] for another operand count, [`BroadcastError::DTypeMismatch`]
+    /// for another element type and [`BroadcastError::PreparedShape`] for another shape than
+    /// prepared; as [`crate::eltwise_view_into`] otherwise (an integer division by zero, the
+    /// output's type or shape, a worker's panic).
+    pub fn run(
+        &self,
+        inputs: &[TensorView<'_>],
+        out: TensorViewMut<'_>,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        if inputs.len() != self.dtypes.len() {
+            return Err(BroadcastError::Arity {
+                op: self.op.name(),
+                expected: "the prepared operand count",
+                got: inputs.len(),
+            });
+        }
+        for (i, (v, (&d, s))) in inputs
+            .iter()
+            .zip(self.dtypes.iter().zip(&self.shapes))
+            .enumerate()
+        {
+            if v.dtype() != d {
+                return Err(BroadcastError::DTypeMismatch {
+                    op: self.op.name(),
+                    left: d.name(),
+                    right: v.dtype().name(),
+                });
+            }
+            if v.shape() != s.as_slice() {
+                return Err(BroadcastError::PreparedShape {
+                    op: self.op.name(),
+                    operand: i,
+                    expected: Dims(s.clone()),
+                    actual: Dims(v.shape().to_vec()),
+                });
+            }
+        }
+        // The plan holds for the strides it was built from; a view of another layout (a
+        // transposed one, say) is planned again.
+        let plan = self.planned.as_deref().and_then(|p| {
+            let same = inputs[0].strides() == p.strides[0].as_slice()
+                && inputs[1].strides() == p.strides[1].as_slice();
+            same.then_some(&p.plan)
+        });
+        run_prepared_into(self.op, inputs, &self.spec, out, par, plan)
+    }
+}
+
+/// The output's element type of `op` on operands of `dtypes` (Select: `then`'s).
+fn output_dtype(op: EltwiseOp, dtypes: &[DType]) -> Result<DType, BroadcastError> {
+    match op.shape() {
+        Shape::Select => {
+            if dtypes[0] != DType::Bool {
+                return Err(BroadcastError::UnsupportedType {
+                    op: op.name(),
+                    dtype: dtypes[0].name(),
+                });
+            }
+            if dtypes[1] != dtypes[2] {
+                return Err(BroadcastError::DTypeMismatch {
+                    op: op.name(),
+                    left: dtypes[1].name(),
+                    right: dtypes[2].name(),
+                });
+            }
+            Ok(dtypes[1])
+        }
+        Shape::Mixed => op.output_dtype(dtypes[0]),
+        _ => {
+            if let Some(&other) = dtypes.iter().find(|&&d| d != dtypes[0]) {
+                return Err(BroadcastError::DTypeMismatch {
+                    op: op.name(),
+                    left: dtypes[0].name(),
+                    right: other.name(),
+                });
+            }
+            op.output_dtype(dtypes[0])
+        }
+    }
+}

@@ -129,6 +129,8 @@ pub fn threads_for(bytes: usize, par: Parallelism<'_>) -> usize {
         // cheapest team, so a small call never touches it.
         Parallelism::Auto if bytes < policy.min_dispatch_bytes => 1,
         Parallelism::Auto => Team::global().map_or(1, |t| threads_on_team(&policy, bytes, &t)),
+        // Below a hot team's least share nothing is asked of the team (not even the clock).
+        Parallelism::Team(_) | Parallelism::Host(_) if bytes < policy.min_dispatch_bytes => 1,
         Parallelism::Team(team) if !team.usable() => 1,
         Parallelism::Team(team) => threads_on_team(&policy, bytes, team),
         Parallelism::Host(host) => {
@@ -215,6 +217,31 @@ where
         None => split(dst, cost_bytes, threads, policy.max_chunk_bytes),
     };
     let jobs = threads.min(chunks.len());
+    let run_chunk = |i: usize, start: usize, chunk: &mut [S]| {
+        if tuning.panic_in_chunk == Some(i) {
+            panic!("injected panic in chunk {i}");
+        }
+        write(start, chunk);
+    };
+    if let Parallelism::Team(_) | Parallelism::Host(_) = par {
+        // A fixed share per participant, as OpenMP's static schedule: participant `p` always
+        // writes the same part of an output (the `p`-th run of chunks), so an op called again
+        // on the same buffers finds its part in its own core's cache. Claimed chunks moved
+        // between cores from call to call, and two threads ran no faster than one below the
+        // L2 size.
+        let shares = static_shares(chunks, jobs);
+        let share = |p: usize| {
+            let mine = std::mem::take(&mut *shares[p].lock().unwrap_or_else(|e| e.into_inner()));
+            for (i, (start, chunk)) in mine {
+                run_chunk(i, start, chunk);
+            }
+        };
+        return guarded(|| match par {
+            Parallelism::Team(team) => team.run(jobs, &share),
+            Parallelism::Host(host) => run_on_host(host, jobs, &share),
+            _ => unreachable!("a team or a host"),
+        });
+    }
     let next = Mutex::new(chunks.into_iter().enumerate());
     let work = || loop {
         // A poisoned lock means another participant panicked inside `write`, never while
@@ -223,16 +250,11 @@ where
         let Some((i, (start, chunk))) = claimed else {
             return;
         };
-        if tuning.panic_in_chunk == Some(i) {
-            panic!("injected panic in chunk {i}");
-        }
-        write(start, chunk);
+        run_chunk(i, start, chunk);
     };
     let work = &work;
     let hand_off = bytes >= Strategy::get().pool_handoff_from;
     guarded(|| match par {
-        Parallelism::Team(team) => team.run(jobs, &|_| work()),
-        Parallelism::Host(host) => run_on_host(host, jobs, work),
         // `scope` from outside the pool runs its body on a pool thread, the caller blocked.
         Parallelism::Pool(pool) if hand_off && pool.current_thread_index().is_none() => {
             pool.scope(|scope| spawn_and_work(scope, jobs, work));
@@ -245,13 +267,31 @@ where
     })
 }
 
+/// The chunk list (numbered) cut into `jobs` contiguous runs, as even as whole chunks allow.
+type Share<'d, S> = Mutex<Vec<(usize, (usize, &'d mut [S]))>>;
+
+fn static_shares<S>(chunks: Vec<(usize, &mut [S])>, jobs: usize) -> Vec<Share<'_, S>> {
+    let n = chunks.len();
+    let jobs = jobs.max(1);
+    let mut shares: Vec<Share<'_, S>> = (0..jobs).map(|_| Mutex::new(Vec::new())).collect();
+    for (i, c) in chunks.into_iter().enumerate() {
+        // Chunk i goes to the participant whose run holds it: i * jobs / n.
+        let p = i * jobs / n;
+        shares[p]
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((i, c));
+    }
+    shares
+}
+
 /// Runs `work` as `jobs` tasks of the host's parallel-for. Each task is marked as a share of
 /// a job (a bcast call inside it stays on its thread) and catches its own panic, which is
 /// raised again here once the host has returned: a host written in C must never see one.
-fn run_on_host(host: &dyn ParallelFor, jobs: usize, work: &(impl Fn() + Sync)) {
+fn run_on_host(host: &dyn ParallelFor, jobs: usize, work: &(impl Fn(usize) + Sync)) {
     let panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
-    let task = |_: usize| {
-        let run = std::panic::AssertUnwindSafe(|| as_job_share(work));
+    let task = |p: usize| {
+        let run = std::panic::AssertUnwindSafe(|| as_job_share(|| work(p)));
         if let Err(payload) = std::panic::catch_unwind(run) {
             panic
                 .lock()

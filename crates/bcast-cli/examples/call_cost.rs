@@ -3,7 +3,7 @@
 //! one and two threads on bcast's team, on a rayon pool of the same size, and (for the
 //! record) serially. Microseconds or nanoseconds per call, medians of interleaved rounds.
 //!
-//!     cargo bench --bench call_cost [-- ROUNDS]
+//!     cargo run --release -p bcast-cli --example call_cost [-- ROUNDS]
 //!
 //! Prints one line per measurement, tab-separated: what, threads, per-call time.
 

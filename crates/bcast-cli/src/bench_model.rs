@@ -942,7 +942,7 @@ mod tests {
     }
 
     #[test]
-    fn a_team_is_the_calling_thread_or_a_pool() {
+    fn a_team_is_the_calling_thread_or_a_team_of_bcasts() {
         assert!(team(0).is_err());
         assert!(matches!(
             team(1).unwrap().parallelism(),
@@ -950,7 +950,7 @@ mod tests {
         ));
         assert!(matches!(
             team(3).unwrap().parallelism(),
-            Parallelism::Pool(_)
+            Parallelism::Team(t) if t.threads() == 3
         ));
         let (batch, batches) = model_schedule(1e-6, Duration::from_millis(100));
         assert!(batch as f64 * 1e-6 >= BATCH_SECONDS);

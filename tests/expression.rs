@@ -943,3 +943,165 @@ fn register_chains_take_runs_of_whole_rows() {
         }
     }
 }
+
+// Expressions of any depth and length: a result or a typed error, never a stack overflow.
+// Each expected value is computed here by a plain loop over the elements.
+
+fn i64s(v: &[i64]) -> Tensor {
+    Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap())
+}
+
+fn f64s(v: &[f64]) -> Tensor {
+    Tensor::F64(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap())
+}
+
+fn bools(v: &[bool]) -> Tensor {
+    Tensor::Bool(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap())
+}
+
+/// `e` on `inputs`, fused (where it takes it) and op by op: both must give `want`.
+fn runs_to(e: &Expression, inputs: &[Tensor], want: &Tensor, what: &str) {
+    let got = e.evaluate(&views(inputs), Parallelism::Auto).unwrap();
+    assert!(got.bit_equal(want), "{what}: {got:?}, want {want:?}");
+    let got = e
+        .evaluate_unfused(&views(inputs), Parallelism::Auto)
+        .unwrap();
+    assert!(got.bit_equal(want), "{what} op by op: {got:?}");
+}
+
+#[test]
+fn parentheses_nested_far_deeper_than_any_text_parse_and_run() {
+    // The 20,000 and 60,000 aborted the CLI; 200,000 here.
+    let depth = 200_000;
+    let text = format!("{}x + 1{}", "(".repeat(depth), ")".repeat(depth));
+    let e = Expression::parse(&text, NP).unwrap();
+    assert_eq!(e.nodes().len(), 1);
+    runs_to(&e, &[i64s(&[1, -7])], &i64s(&[2, -6]), "nested");
+    // Unclosed at that depth: an error naming what is missing.
+    let err = Expression::parse(&text[..text.len() - 1], NP).unwrap_err();
+    assert!(err.to_string().contains("expected ')'"), "{err}");
+}
+
+#[test]
+fn a_flat_chain_of_thirty_thousand_terms_runs() {
+    let n = 30_000;
+    let text = vec!["x"; n].join("+");
+    let e = Expression::parse(&text, NP).unwrap();
+    assert_eq!(e.nodes().len(), n - 1);
+    let x = [3i64, -5, 1 << 40];
+    let want: Vec<i64> = x.iter().map(|v| v.wrapping_mul(n as i64)).collect();
+    runs_to(&e, &[i64s(&x)], &i64s(&want), "x+x+...");
+    // Its text form is as deep as it is long, and reads back to the same expression.
+    assert_eq!(Expression::parse(&e.to_string(), NP).unwrap(), e);
+}
+
+#[test]
+fn right_grouping_powers_and_deep_calls_run() {
+    // x ** x ** ... groups to the right: 40,000 levels deep as the grammar reads it.
+    let n = 40_000;
+    let e = Expression::parse(&vec!["x"; n].join(" ** "), NP).unwrap();
+    assert_eq!(e.nodes().len(), n - 1);
+    runs_to(&e, &[f64s(&[1.0])], &f64s(&[1.0]), "x ** x ** ...");
+    // maximum(maximum(...maximum(x, 1)..., 2), n): each level's own bound.
+    let depth = 30_000;
+    let mut text = "x".to_string();
+    for k in 1..=depth {
+        text = format!("maximum({text}, {k})");
+    }
+    let e = Expression::parse(&text, NP).unwrap();
+    assert_eq!(e.nodes().len(), depth);
+    let x = [5i64, 40_000, -3];
+    let want: Vec<i64> = x.iter().map(|&v| v.max(depth as i64)).collect();
+    runs_to(&e, &[i64s(&x)], &i64s(&want), "maximum(maximum(...))");
+    assert_eq!(Expression::parse(&e.to_string(), NP).unwrap(), e);
+}
+
+#[test]
+fn long_select_chains_run() {
+    // select(c, select(c, ... x ..., y), y): where c, x, else y, at any depth.
+    let depth = 20_000;
+    let mut text = "x".to_string();
+    for _ in 0..depth {
+        text = format!("select(c, {text}, y)");
+    }
+    let e = Expression::parse(&text, NP).unwrap();
+    let c = [true, false, true];
+    let (x, y) = ([1.5, 2.5, 3.5], [-1.0, -2.0, -3.0]);
+    let want: Vec<f64> = (0..3).map(|i| if c[i] { x[i] } else { y[i] }).collect();
+    runs_to(
+        &e,
+        &[bools(&c), f64s(&x), f64s(&y)],
+        &f64s(&want),
+        "select chain",
+    );
+    // And the other way round, each select's else the one before: y where c, else x.
+    let mut text = "x".to_string();
+    for _ in 0..depth {
+        text = format!("select(c, y, {text})");
+    }
+    let e = Expression::parse(&text, NP).unwrap();
+    assert_eq!(e.inputs(), ["c", "y", "x"]);
+    let want: Vec<f64> = (0..3).map(|i| if c[i] { y[i] } else { x[i] }).collect();
+    runs_to(
+        &e,
+        &[bools(&c), f64s(&y), f64s(&x)],
+        &f64s(&want),
+        "else chain",
+    );
+}
+
+#[test]
+fn more_ops_than_the_limit_are_refused_at_once_naming_it() {
+    // 100,000 ops of text: refused while parsing, without building the rest.
+    let start = std::time::Instant::now();
+    let text = vec!["x"; 100_001].join("+");
+    let err = Expression::parse(&text, NP).unwrap_err();
+    assert!(
+        matches!(err, BroadcastError::InvalidExpression { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("Expression::MAX_OPS"), "{err}");
+    assert!(
+        err.to_string().contains(&Expression::MAX_OPS.to_string()),
+        "{err}"
+    );
+    // A loose bound: a walk quadratic in the length would take minutes.
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    // The limit itself: MAX_OPS ops are an expression, one more is not.
+    let at_limit = vec!["x"; Expression::MAX_OPS + 1].join("+");
+    assert_eq!(
+        Expression::parse(&at_limit, NP).unwrap().nodes().len(),
+        Expression::MAX_OPS
+    );
+    let past = format!("{at_limit}+x");
+    assert!(Expression::parse(&past, NP).is_err());
+    // The builder refuses the node past the limit the same way.
+    let mut e = Expression::new();
+    let mut v = e.input("x");
+    for _ in 0..Expression::MAX_OPS {
+        v = e.apply(EltwiseOp::Add, &[v, v], NP).unwrap();
+    }
+    let err = e.apply(EltwiseOp::Add, &[v, v], NP).unwrap_err();
+    assert!(err.to_string().contains("Expression::MAX_OPS"), "{err}");
+}
+
+#[test]
+fn a_node_read_twice_at_every_level_runs_op_by_op() {
+    // node k = node k-1 + node k-1: as a tree, 2^n uses. The fused executor gives up at its
+    // step limit (counting each use); op by op it is n ops.
+    for n in [40, 5_000] {
+        let mut e = Expression::new();
+        let mut v = e.input("x");
+        for _ in 0..n {
+            v = e.apply(EltwiseOp::Add, &[v, v], NP).unwrap();
+        }
+        let x = [1i64, 3, -1];
+        let want: Vec<i64> = x
+            .iter()
+            .map(|&v| (0..n).fold(v, |a, _| a.wrapping_add(a)))
+            .collect();
+        let inputs = [i64s(&x)];
+        assert_eq!(e.fuses(&views(&inputs)), Ok(false));
+        runs_to(&e, &inputs, &i64s(&want), "doubling");
+    }
+}

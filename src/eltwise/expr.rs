@@ -17,6 +17,7 @@
 //! Select's condition is bool; with no typed operand beside it, the first non-bool
 //! input's type); `true` and `false` are bool literals.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use ndarray::ArrayD;
@@ -70,6 +71,9 @@ pub struct ExprNode {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Expression {
     inputs: Vec<String>,
+    /// Each input's index by name: a name is looked up at every use, and an expression may
+    /// have as many inputs as operands.
+    input_index: HashMap<String, usize>,
     literals: Vec<ExprLiteral>,
     nodes: Vec<ExprNode>,
     /// The last lowering for the fused executor (see [`fused::LoweringCache`]).
@@ -82,7 +86,22 @@ fn invalid(reason: impl Into<String>) -> BroadcastError {
     }
 }
 
+/// The error for a node past [`Expression::MAX_OPS`].
+pub(crate) fn too_many_ops() -> BroadcastError {
+    invalid(format!(
+        "more than {} ops (Expression::MAX_OPS, the most an expression holds)",
+        Expression::MAX_OPS
+    ))
+}
+
 impl Expression {
+    /// The most ops (nodes) an expression holds: [`Expression::apply`], and so
+    /// [`Expression::parse`], refuse the next one. Every walk over an expression is a loop
+    /// or an explicit stack, so depth is not what this bounds: it bounds the work and memory
+    /// of one call (an expression past the fused executor's 64 steps runs op by op, each op
+    /// a pass over the output), far above any real chain (the IR fuser builds at most 32).
+    pub const MAX_OPS: usize = 1 << 16;
+
     /// An empty expression (add inputs, literals and nodes).
     pub fn new() -> Self {
         Self::default()
@@ -94,10 +113,11 @@ impl Expression {
 
     /// The input named `name` (an existing one, or a new one at the end of the inputs).
     pub fn input(&mut self, name: &str) -> ExprValue {
-        if let Some(i) = self.inputs.iter().position(|n| n == name) {
+        if let Some(&i) = self.input_index.get(name) {
             return ExprValue::Input(i);
         }
         self.lowered = fused::LoweringCache::default();
+        self.input_index.insert(name.to_string(), self.inputs.len());
         self.inputs.push(name.to_string());
         ExprValue::Input(self.inputs.len() - 1)
     }
@@ -113,13 +133,17 @@ impl Expression {
     ///
     /// # Errors
     /// [`BroadcastError::Arity`], [`BroadcastError::InvalidAttribute`], and
-    /// [`BroadcastError::InvalidExpression`] for an operand that is not there yet.
+    /// [`BroadcastError::InvalidExpression`] for an operand that is not there yet or a node
+    /// past [`Expression::MAX_OPS`].
     pub fn apply(
         &mut self,
         op: EltwiseOp,
         args: &[ExprValue],
         rule: AutoBroadcast,
     ) -> Result<ExprValue, BroadcastError> {
+        if self.nodes.len() >= Self::MAX_OPS {
+            return Err(too_many_ops());
+        }
         op.check_arity(args.len())?;
         op.check_attributes()?;
         for arg in args {
@@ -162,13 +186,7 @@ impl Expression {
             expr: Expression::new(),
             rule,
         };
-        parser.comparison()?;
-        if let Some(t) = parser.tokens.get(parser.at) {
-            return Err(invalid(format!(
-                "unexpected {} at character {}",
-                t.tok, t.pos
-            )));
-        }
+        parser.parse()?;
         if parser.expr.nodes.is_empty() {
             return Err(invalid("an expression needs at least one op"));
         }
@@ -429,7 +447,17 @@ impl Expression {
         let dtypes: Vec<DType> = inputs.iter().map(|v| v.dtype()).collect();
         let node_dtypes = self.node_dtypes(&dtypes)?;
         let default = Self::literal_dtype(&dtypes);
-        let mut results: Vec<Tensor> = Vec::with_capacity(self.nodes.len());
+        // Each node's result is dropped after its last reader (at once when nothing reads
+        // it): a long chain holds two intermediates at a time, not one per node.
+        let mut last_read = vec![None; self.nodes.len()];
+        for (k, node) in self.nodes.iter().enumerate() {
+            for v in &node.args {
+                if let ExprValue::Node(i) = *v {
+                    last_read[i] = Some(k);
+                }
+            }
+        }
+        let mut results: Vec<Option<Tensor>> = Vec::with_capacity(self.nodes.len());
         let last = self.nodes.len() - 1;
         let mut out = out;
         for (k, node) in self.nodes.iter().enumerate() {
@@ -450,7 +478,10 @@ impl Expression {
                 .map(|v| match *v {
                     ExprValue::Input(i) => inputs[i].reborrow(),
                     ExprValue::Literal(_) => literal.next().expect("one per literal").view(),
-                    ExprValue::Node(i) => results[i].view(),
+                    ExprValue::Node(i) => results[i]
+                        .as_ref()
+                        .expect("kept until its last reader")
+                        .view(),
                 })
                 .collect();
             if k == last {
@@ -461,9 +492,19 @@ impl Expression {
             }
             let r = eltwise_view(node.op, &args, &node.rule, par)?;
             drop(args);
-            results.push(r);
+            if k == last {
+                return Ok(Some(r));
+            }
+            for v in &node.args {
+                if let ExprValue::Node(i) = *v {
+                    if last_read[i] == Some(k) {
+                        results[i] = None;
+                    }
+                }
+            }
+            results.push(last_read[k].map(|_| r));
         }
-        Ok(results.pop())
+        unreachable!("the last node returns")
     }
 }
 
@@ -556,30 +597,38 @@ impl fmt::Display for Expression {
     /// The expression as calls (`add(multiply(x, s), b)`), which [`Expression::parse`]
     /// reads back; a node used twice is written out at each use.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn value(e: &Expression, v: ExprValue, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match v {
-                ExprValue::Input(i) => f.write_str(&e.inputs[i]),
-                ExprValue::Literal(i) => write!(f, "{}", LiteralText(e.literals[i])),
-                ExprValue::Node(i) => {
-                    let node = &e.nodes[i];
-                    write!(f, "{}(", node.op.c_name())?;
-                    for (k, a) in node.args.iter().enumerate() {
-                        if k > 0 {
-                            f.write_str(", ")?;
-                        }
-                        value(e, *a, f)?;
-                    }
-                    if let EltwiseOp::FakeQuantize { levels } = node.op {
-                        write!(f, ", levels={levels}")?;
-                    }
-                    f.write_str(")")
+        let Some(root) = self.nodes.len().checked_sub(1) else {
+            return Ok(());
+        };
+        // An explicit stack of the calls being written (each with its next operand), not
+        // recursion: an expression may be as deep as it has nodes.
+        let mut open: Vec<(usize, usize)> = vec![(root, 0)];
+        write!(f, "{}(", self.nodes[root].op.c_name())?;
+        while let Some(top) = open.last_mut() {
+            let (k, j) = *top;
+            let node = &self.nodes[k];
+            let Some(arg) = node.args.get(j) else {
+                if let EltwiseOp::FakeQuantize { levels } = node.op {
+                    write!(f, ", levels={levels}")?;
+                }
+                f.write_str(")")?;
+                open.pop();
+                continue;
+            };
+            top.1 += 1;
+            if j > 0 {
+                f.write_str(", ")?;
+            }
+            match *arg {
+                ExprValue::Input(i) => f.write_str(&self.inputs[i])?,
+                ExprValue::Literal(i) => write!(f, "{}", LiteralText(self.literals[i]))?,
+                ExprValue::Node(c) => {
+                    write!(f, "{}(", self.nodes[c].op.c_name())?;
+                    open.push((c, 0));
                 }
             }
         }
-        match self.nodes.len() {
-            0 => Ok(()),
-            n => value(self, ExprValue::Node(n - 1), f),
-        }
+        Ok(())
     }
 }
 
@@ -637,8 +686,13 @@ fn tokenize(text: &str) -> Result<Vec<Token>, BroadcastError> {
                 j += 1;
             }
             let s: String = chars[i..j].iter().filter(|c| **c != '_').collect();
+            // A float that rounds to infinity is refused: its text form (`inf`) would read
+            // back as a name.
             let lit = if float {
-                s.parse::<f64>().ok().map(ExprLiteral::Float)
+                s.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .map(ExprLiteral::Float)
             } else {
                 s.parse::<i128>().ok().map(ExprLiteral::Int)
             };
@@ -682,6 +736,68 @@ struct Parser {
     rule: AutoBroadcast,
 }
 
+/// The infix operators of the text: the op and its precedence (comparisons bind loosest,
+/// then `+ -`, then `* / %`, then `**`, which alone groups to the right).
+fn infix(tok: &Tok) -> Option<(EltwiseOp, u8)> {
+    Some(match tok {
+        Tok::Sym("<") => (EltwiseOp::Less, COMPARISON),
+        Tok::Sym("<=") => (EltwiseOp::LessEqual, COMPARISON),
+        Tok::Sym(">") => (EltwiseOp::Greater, COMPARISON),
+        Tok::Sym(">=") => (EltwiseOp::GreaterEqual, COMPARISON),
+        Tok::Sym("==") => (EltwiseOp::Equal, COMPARISON),
+        Tok::Sym("!=") => (EltwiseOp::NotEqual, COMPARISON),
+        Tok::Sym("+") => (EltwiseOp::Add, 2),
+        Tok::Sym("-") => (EltwiseOp::Subtract, 2),
+        Tok::Sym("*") => (EltwiseOp::Multiply, 3),
+        Tok::Sym("/") => (EltwiseOp::Divide { pythondiv: true }, 3),
+        Tok::Sym("%") => (EltwiseOp::FloorMod, 3),
+        Tok::Sym("**") => (EltwiseOp::Power, POWER),
+        _ => return None,
+    })
+}
+
+const COMPARISON: u8 = 1;
+const POWER: u8 = 4;
+
+/// What a level of the text is inside of.
+enum Open {
+    /// The whole text.
+    Top,
+    /// Parentheses.
+    Paren,
+    /// A call's argument list: the call, its arguments so far and its `levels=`.
+    Call {
+        op: EltwiseOp,
+        name: String,
+        pos: usize,
+        args: Vec<ExprValue>,
+        levels: Option<u64>,
+    },
+}
+
+/// One level of nesting being read: the text, a parenthesis or a call's argument, with its
+/// operands and the infix operators not applied yet (each waits for its right operand to
+/// end, at an operator that binds no tighter or at the end of the level).
+struct Level {
+    open: Open,
+    values: Vec<ExprValue>,
+    ops: Vec<(EltwiseOp, u8)>,
+    /// Whether this level has its comparison: comparisons do not chain (`a < b < c` is
+    /// refused), as a level holds at most one.
+    compared: bool,
+}
+
+impl Level {
+    fn new(open: Open) -> Level {
+        Level {
+            open,
+            values: Vec::new(),
+            ops: Vec::new(),
+            compared: false,
+        }
+    }
+}
+
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
         self.tokens.get(self.at).map(|t| &t.tok)
@@ -709,155 +825,207 @@ impl Parser {
         self.expr.apply(op, args, self.rule)
     }
 
-    fn comparison(&mut self) -> Result<ExprValue, BroadcastError> {
-        let left = self.sum()?;
-        let op = match self.peek() {
-            Some(Tok::Sym("<")) => EltwiseOp::Less,
-            Some(Tok::Sym("<=")) => EltwiseOp::LessEqual,
-            Some(Tok::Sym(">")) => EltwiseOp::Greater,
-            Some(Tok::Sym(">=")) => EltwiseOp::GreaterEqual,
-            Some(Tok::Sym("==")) => EltwiseOp::Equal,
-            Some(Tok::Sym("!=")) => EltwiseOp::NotEqual,
-            _ => return Ok(left),
-        };
-        self.at += 1;
-        let right = self.sum()?;
-        self.node(op, &[left, right])
+    /// Applies `level`'s pending operators while the last binds at least as tightly as one
+    /// of precedence `prec` would (`**` groups to the right: an equal one waits).
+    fn reduce(&mut self, level: &mut Level, prec: u8) -> Result<(), BroadcastError> {
+        while let Some(&(op, p)) = level.ops.last() {
+            if p < prec || (p == prec && prec == POWER) {
+                break;
+            }
+            level.ops.pop();
+            let right = level.values.pop().expect("an operand after each operator");
+            let left = level.values.pop().expect("an operand before each operator");
+            let v = self.node(op, &[left, right])?;
+            level.values.push(v);
+        }
+        Ok(())
     }
 
-    fn sum(&mut self) -> Result<ExprValue, BroadcastError> {
-        let mut left = self.product()?;
+    /// Reads the whole text into `self.expr`. The grammar is read with an explicit stack of
+    /// levels, never by recursion, so no nesting or length of text can overflow the
+    /// caller's stack: `(((x)))` 100,000 deep, or `x ** x ** ...`, costs heap in proportion
+    /// to the text.
+    fn parse(&mut self) -> Result<(), BroadcastError> {
+        let mut levels = vec![Level::new(Open::Top)];
         loop {
-            let op = match self.peek() {
-                Some(Tok::Sym("+")) => EltwiseOp::Add,
-                Some(Tok::Sym("-")) => EltwiseOp::Subtract,
-                _ => return Ok(left),
+            // An operand: a number, a name, a call, or a parenthesis (a new level).
+            let Some(token) = self.tokens.get(self.at) else {
+                return Err(self.expected("an operand"));
             };
-            self.at += 1;
-            let right = self.product()?;
-            left = self.node(op, &[left, right])?;
-        }
-    }
-
-    fn product(&mut self) -> Result<ExprValue, BroadcastError> {
-        let mut left = self.power()?;
-        loop {
-            let op = match self.peek() {
-                Some(Tok::Sym("*")) => EltwiseOp::Multiply,
-                Some(Tok::Sym("/")) => EltwiseOp::Divide { pythondiv: true },
-                Some(Tok::Sym("%")) => EltwiseOp::FloorMod,
-                _ => return Ok(left),
-            };
-            self.at += 1;
-            let right = self.power()?;
-            left = self.node(op, &[left, right])?;
-        }
-    }
-
-    /// `a ** b ** c` is `a ** (b ** c)`, as in Python.
-    fn power(&mut self) -> Result<ExprValue, BroadcastError> {
-        let base = self.atom()?;
-        if self.eat("**") {
-            let exponent = self.power()?;
-            return self.node(EltwiseOp::Power, &[base, exponent]);
-        }
-        Ok(base)
-    }
-
-    fn atom(&mut self) -> Result<ExprValue, BroadcastError> {
-        let Some(token) = self.tokens.get(self.at) else {
-            return Err(self.expected("an operand"));
-        };
-        let pos = token.pos;
-        match token.tok.clone() {
-            Tok::Num(lit) => {
-                self.at += 1;
-                Ok(self.expr.literal(lit))
-            }
-            Tok::Sym("-") => {
-                self.at += 1;
-                match self.peek() {
-                    Some(Tok::Num(ExprLiteral::Int(i))) => {
-                        let lit = ExprLiteral::Int(-*i);
-                        self.at += 1;
-                        Ok(self.expr.literal(lit))
-                    }
-                    Some(Tok::Num(ExprLiteral::Float(x))) => {
-                        let lit = ExprLiteral::Float(-*x);
-                        self.at += 1;
-                        Ok(self.expr.literal(lit))
-                    }
-                    _ => Err(invalid(format!(
-                        "unary minus at character {pos}: only a number can be negated \
-                         (negation is no op of the table; write 0 - x)"
-                    ))),
-                }
-            }
-            Tok::Sym("(") => {
-                self.at += 1;
-                let v = self.comparison()?;
-                if !self.eat(")") {
-                    return Err(self.expected("')'"));
-                }
-                Ok(v)
-            }
-            Tok::Name(name) => {
-                self.at += 1;
-                match name.as_str() {
-                    "true" => return Ok(self.expr.literal(ExprLiteral::Bool(true))),
-                    "false" => return Ok(self.expr.literal(ExprLiteral::Bool(false))),
-                    _ => {}
-                }
-                if !self.eat("(") {
-                    return Ok(self.expr.input(&name));
-                }
-                self.call(&name, pos)
-            }
-            _ => Err(self.expected("an operand")),
-        }
-    }
-
-    /// `name(args..)`, the opening parenthesis read.
-    fn call(&mut self, name: &str, pos: usize) -> Result<ExprValue, BroadcastError> {
-        let mut op = op_of_call(name)
-            .ok_or_else(|| invalid(format!("unknown op '{name}' at character {pos}")))?;
-        let mut args = Vec::new();
-        let mut levels = None;
-        if !self.eat(")") {
-            loop {
-                let keyword = match (self.peek(), self.tokens.get(self.at + 1)) {
-                    (Some(Tok::Name(k)), Some(t)) if t.tok == Tok::Sym("=") => Some(k.clone()),
-                    _ => None,
-                };
-                if let Some(k) = keyword {
-                    self.at += 2;
-                    let Some(Tok::Num(ExprLiteral::Int(v))) = self.peek().cloned() else {
-                        return Err(self.expected("an integer"));
-                    };
+            let pos = token.pos;
+            let value = match token.tok.clone() {
+                Tok::Num(lit) => {
                     self.at += 1;
-                    match (k.as_str(), &mut op) {
-                        ("levels", EltwiseOp::FakeQuantize { .. }) => {
-                            levels = Some(u64::try_from(v).map_err(|_| {
-                                invalid(format!("levels={v}: must fit 64 unsigned bits"))
-                            })?);
-                        }
+                    self.expr.literal(lit)
+                }
+                Tok::Sym("-") => {
+                    self.at += 1;
+                    let lit = match self.peek() {
+                        Some(Tok::Num(ExprLiteral::Int(i))) => ExprLiteral::Int(-*i),
+                        Some(Tok::Num(ExprLiteral::Float(x))) => ExprLiteral::Float(-*x),
                         _ => {
                             return Err(invalid(format!(
-                                "{name} takes no attribute '{k}' (at character {pos})"
+                                "unary minus at character {pos}: only a number can be \
+                                 negated (negation is no op of the table; write 0 - x)"
                             )))
                         }
-                    }
-                } else {
-                    args.push(self.comparison()?);
+                    };
+                    self.at += 1;
+                    self.expr.literal(lit)
                 }
+                Tok::Sym("(") => {
+                    self.at += 1;
+                    levels.push(Level::new(Open::Paren));
+                    continue;
+                }
+                Tok::Name(name) => {
+                    self.at += 1;
+                    match name.as_str() {
+                        "true" => self.expr.literal(ExprLiteral::Bool(true)),
+                        "false" => self.expr.literal(ExprLiteral::Bool(false)),
+                        _ if !self.eat("(") => self.expr.input(&name),
+                        _ => {
+                            let op = op_of_call(&name).ok_or_else(|| {
+                                invalid(format!("unknown op '{name}' at character {pos}"))
+                            })?;
+                            levels.push(Level::new(Open::Call {
+                                op,
+                                name,
+                                pos,
+                                args: Vec::new(),
+                                levels: None,
+                            }));
+                            if self.eat(")") {
+                                let call = levels.pop().expect("just pushed");
+                                self.call(call)?
+                            } else if self.arguments(&mut levels, false)? {
+                                continue;
+                            } else {
+                                let call = levels.pop().expect("an open call");
+                                self.call(call)?
+                            }
+                        }
+                    }
+                }
+                _ => return Err(self.expected("an operand")),
+            };
+            let mut value = value;
+            // After an operand: an infix operator (then the next operand), or the end of
+            // levels, each ending at what closes it.
+            loop {
+                let level = levels.last_mut().expect("the text's level stays");
+                level.values.push(value);
+                if let Some((op, prec)) = self.peek().and_then(infix) {
+                    if prec != COMPARISON || !level.compared {
+                        self.at += 1;
+                        level.compared |= prec == COMPARISON;
+                        self.reduce(level, prec)?;
+                        level.ops.push((op, prec));
+                        break;
+                    }
+                }
+                let mut level = levels.pop().expect("the text's level stays");
+                self.reduce(&mut level, 0)?;
+                value = level.values.pop().expect("one value left");
+                match level.open {
+                    Open::Top => {
+                        if let Some(t) = self.tokens.get(self.at) {
+                            return Err(invalid(format!(
+                                "unexpected {} at character {}",
+                                t.tok, t.pos
+                            )));
+                        }
+                        return Ok(());
+                    }
+                    Open::Paren => {
+                        if !self.eat(")") {
+                            return Err(self.expected("')'"));
+                        }
+                    }
+                    Open::Call { .. } => {
+                        let mut call = Level::new(level.open);
+                        if let Open::Call { args, .. } = &mut call.open {
+                            args.push(value);
+                        }
+                        levels.push(call);
+                        if self.arguments(&mut levels, true)? {
+                            break;
+                        }
+                        let call = levels.pop().expect("an open call");
+                        value = self.call(call)?;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a call's keyword arguments from the next argument on (after the `,` that ends
+    /// an argument when `after` holds), until an argument that is an operand (then `true`:
+    /// read it into the call's level, the last of `levels`) or the closing `)` (then
+    /// `false`, the call complete).
+    fn arguments(&mut self, levels: &mut [Level], after: bool) -> Result<bool, BroadcastError> {
+        let mut after = after;
+        loop {
+            if after {
                 if self.eat(")") {
-                    break;
+                    return Ok(false);
                 }
                 if !self.eat(",") {
                     return Err(self.expected("',' or ')'"));
                 }
             }
+            after = true;
+            let keyword = match (self.peek(), self.tokens.get(self.at + 1)) {
+                (Some(Tok::Name(k)), Some(t)) if t.tok == Tok::Sym("=") => k.clone(),
+                _ => return Ok(true),
+            };
+            self.at += 2;
+            let Some(Tok::Num(ExprLiteral::Int(v))) = self.peek().cloned() else {
+                return Err(self.expected("an integer"));
+            };
+            self.at += 1;
+            let Some(Level {
+                open:
+                    Open::Call {
+                        op,
+                        name,
+                        pos,
+                        levels: l,
+                        ..
+                    },
+                ..
+            }) = levels.last_mut()
+            else {
+                unreachable!("arguments are read inside a call");
+            };
+            match (keyword.as_str(), &*op) {
+                ("levels", EltwiseOp::FakeQuantize { .. }) => {
+                    *l =
+                        Some(u64::try_from(v).map_err(|_| {
+                            invalid(format!("levels={v}: must fit 64 unsigned bits"))
+                        })?);
+                }
+                _ => {
+                    return Err(invalid(format!(
+                        "{name} takes no attribute '{keyword}' (at character {pos})"
+                    )))
+                }
+            }
         }
+    }
+
+    /// The node of a complete call (`level`, a call's level).
+    fn call(&mut self, level: Level) -> Result<ExprValue, BroadcastError> {
+        let Open::Call {
+            mut op,
+            pos,
+            args,
+            levels,
+            ..
+        } = level.open
+        else {
+            unreachable!("a call's level");
+        };
         if let EltwiseOp::FakeQuantize { levels: l } = &mut op {
             *l = levels.ok_or_else(|| {
                 invalid(format!(
@@ -941,6 +1109,7 @@ mod tests {
             ("add(x, y, levels=3)", "takes no attribute 'levels'"),
             ("x", "at least one op"),
             ("x y", "unexpected name 'y' at character 2"),
+            ("x * 1e999", "bad number '1e999' at character 4"),
         ] {
             let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(says), "{text}: {err}");

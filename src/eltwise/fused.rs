@@ -173,6 +173,11 @@ struct Lowering<'e, 'v> {
     program: Program,
     /// Free scratch blocks per lane.
     free: [Vec<usize>; 2],
+    /// Calls of [`Lowering::node`] so far: each that succeeds makes one step, so past
+    /// [`MAX_STEPS`] the expression runs op by op. Counted at entry, before the operands
+    /// are lowered, this also bounds the recursion's depth (a chain is lowered from its
+    /// result down to its first node) whatever the expression's length.
+    visits: usize,
 }
 
 impl Lowering<'_, '_> {
@@ -196,9 +201,10 @@ impl Lowering<'_, '_> {
 
     /// Lowers node `k`, its output lying on the final output from axis `start` on.
     fn node(&mut self, k: usize, start: usize) -> Result<Option<(Lane, usize)>, BroadcastError> {
-        if self.program.steps.len() >= MAX_STEPS {
+        if self.visits >= MAX_STEPS {
             return Ok(None);
         }
+        self.visits += 1;
         let expr = self.expr;
         let node = &expr.nodes()[k];
         if node.args.len() > FOLD_MAX {
@@ -343,6 +349,7 @@ pub(crate) fn lower(
             chain: None,
         },
         free: [Vec::new(), Vec::new()],
+        visits: 0,
     };
     let Some(root) = lowering.node(expr.nodes().len() - 1, 0)? else {
         return Ok(None);

@@ -24,6 +24,12 @@ use crate::types::{dtype_code, null_out, DTypeCode};
 /// `BCAST_AB_NUMPY`, for the type queries, whose answer does not depend on the rule.
 const NUMPY: AutoBroadcastCode = crate::eltwise::bcast_auto_broadcast::BCAST_AB_NUMPY as u32;
 
+/// The most nodes an expression holds (`n_nodes`, or the ops of a text): the library's
+/// `Expression::MAX_OPS`. Nesting is not limited: no part of bcast recurses on it.
+pub const BCAST_EXPR_MAX_NODES: usize = 65536;
+
+const _: () = assert!(BCAST_EXPR_MAX_NODES == Expression::MAX_OPS);
+
 /// One node of an expression: `op` applied to `n_args` operands. Operand index `i` below
 /// the call's `n_inputs` is input `i`; `n_inputs + k` is the result of node `k`, which must
 /// come before this node (`k` below this node's index). The last node is the expression's
@@ -56,6 +62,15 @@ unsafe fn node_expression(
     func: &str,
 ) -> Result<Expression, Error> {
     let spec = spec_of(ab, axis, func)?;
+    if n_nodes > BCAST_EXPR_MAX_NODES {
+        return Err(Error::new(
+            bcast_status::BCAST_ERR_INVALID,
+            format!(
+                "{func}: n_nodes is {n_nodes}, more than BCAST_EXPR_MAX_NODES \
+                 ({BCAST_EXPR_MAX_NODES})"
+            ),
+        ));
+    }
     // SAFETY: the caller's contract.
     let nodes = unsafe { per_operand(nodes, n_nodes, func, "nodes")? };
     if nodes.is_empty() {
@@ -199,15 +214,15 @@ unsafe fn dtype_of_expr(
 /// `shape[0..rank]`, its rank to `*rank_out`: the shape `bcast_expr_eval` writes. Each node's
 /// shape is the one `bcast_eltwise_shape_n` gives for its op on its operands' shapes.
 ///
-/// Statuses: `BCAST_ERR_INVALID` for `n_nodes` 0, an unknown op code or `ab`, an operand
-/// count or `levels` a node's op does not take, an operand index that is neither an input
-/// nor an earlier node, or PDPD for an op that broadcasts by its own rule;
+/// Statuses: `BCAST_ERR_INVALID` for `n_nodes` 0 or above `BCAST_EXPR_MAX_NODES`, an unknown op
+/// code or `ab`, an operand count or `levels` a node's op does not take, an operand index that
+/// is neither an input nor an earlier node, or PDPD for an op that broadcasts by its own rule;
 /// `BCAST_ERR_SHAPE` if a node's operand shapes break its rule; `BCAST_ERR_CAPACITY` if
 /// `capacity` is smaller than the rank (then `*rank_out` holds the rank needed);
 /// `BCAST_ERR_RANK`, `BCAST_ERR_OVERFLOW`, `BCAST_ERR_ALIGN` as for `bcast_eltwise_shape`;
 /// `BCAST_ERR_NULL` for a NULL `rank_out`, a NULL `nodes`, `shapes`, `ranks` or node `args`
-/// with a non-zero count, a NULL shape with a non-zero rank, or a NULL `shape` that has a
-/// rank to hold; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
+/// with a non-zero count, a NULL shape with a non-zero rank, or a NULL `shape` that has a rank
+/// to hold; `BCAST_ERR_ALLOC` when a temporary cannot be allocated.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -243,13 +258,13 @@ pub unsafe extern "C" fn bcast_expr_shape(
 /// on `n_inputs` inputs of types `dtypes[i]`, written to `*dtype_out`: BOOL when the last
 /// node is a comparison or a logical op, `then`'s type for SELECT, else its operands' type.
 ///
-/// Statuses: `BCAST_ERR_DTYPE` for a node whose operand types its op does not take (types
-/// that differ, arithmetic on BOOL, a SELECT condition that is not BOOL); `BCAST_ERR_INVALID`
-/// for `n_nodes` 0, an unknown op code or dtype, an operand count or `levels` a node's op
-/// does not take, an operand index that is neither an input nor an earlier node;
-/// `BCAST_ERR_NULL` for a NULL `dtype_out`, or a NULL `nodes`, `dtypes` or node `args` with
-/// a non-zero count; `BCAST_ERR_ALIGN` for a misaligned array; `BCAST_ERR_ALLOC` when a
-/// temporary cannot be allocated.
+/// Statuses: `BCAST_ERR_DTYPE` for a node whose operand types its op does not take (types that
+/// differ, arithmetic on BOOL, a SELECT condition that is not BOOL); `BCAST_ERR_INVALID` for
+/// `n_nodes` 0 or above `BCAST_EXPR_MAX_NODES`, an unknown op code or dtype, an operand count
+/// or `levels` a node's op does not take, an operand index that is neither an input nor an
+/// earlier node; `BCAST_ERR_NULL` for a NULL `dtype_out`, or a NULL `nodes`, `dtypes` or node
+/// `args` with a non-zero count; `BCAST_ERR_ALIGN` for a misaligned array; `BCAST_ERR_ALLOC`
+/// when a temporary cannot be allocated.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -295,14 +310,14 @@ pub unsafe extern "C" fn bcast_expr_dtype(
 /// shape and type; `out` is row-major of that type, with room for `out_capacity_elems`
 /// elements. `threads` as for `bcast_plan_run`; the result does not depend on it.
 ///
-/// Statuses: `BCAST_ERR_INVALID` for `n_nodes` 0, an unknown op, dtype or `ab`, an operand
-/// count or `levels` a node's op does not take, an operand index that is neither an input
-/// nor an earlier node, PDPD for an op that broadcasts by its own rule, a bool byte other
-/// than 0 or 1, or an `out` overlapping an input; `BCAST_ERR_DTYPE` for a node whose operand
-/// types its op does not take; `BCAST_ERR_SHAPE` for a node whose operand shapes break its
-/// rule; `BCAST_ERR_DIV_ZERO` for an integer division or remainder by 0 in any node (`out`'s
-/// contents are then unspecified); `BCAST_ERR_CAPACITY` if `out_capacity_elems` is
-/// below the output's element count (nothing is written); `BCAST_ERR_RANK`,
+/// Statuses: `BCAST_ERR_INVALID` for `n_nodes` 0 or above `BCAST_EXPR_MAX_NODES`, an unknown
+/// op, dtype or `ab`, an operand count or `levels` a node's op does not take, an operand index
+/// that is neither an input nor an earlier node, PDPD for an op that broadcasts by its own
+/// rule, a bool byte other than 0 or 1, or an `out` overlapping an input; `BCAST_ERR_DTYPE` for
+/// a node whose operand types its op does not take; `BCAST_ERR_SHAPE` for a node whose operand
+/// shapes break its rule; `BCAST_ERR_DIV_ZERO` for an integer division or remainder by 0 in any
+/// node (`out`'s contents are then unspecified); `BCAST_ERR_CAPACITY` if `out_capacity_elems`
+/// is below the output's element count (nothing is written); `BCAST_ERR_RANK`,
 /// `BCAST_ERR_OVERFLOW`, `BCAST_ERR_ALIGN`, `BCAST_ERR_THREADS` as for `bcast_eltwise`;
 /// `BCAST_ERR_NULL` for a NULL `nodes`, `dtypes`, `inputs`, `shapes`, `ranks` or node `args`
 /// with a non-zero count, a NULL buffer with elements; `BCAST_ERR_ALLOC` when a temporary
@@ -350,9 +365,9 @@ pub unsafe extern "C" fn bcast_expr_eval(
 /// `shapes[i]` (rank `ranks[i]`).
 ///
 /// Statuses: `BCAST_ERR_INVALID` for text that does not parse (the message names the
-/// character), text that is not UTF-8, or `n_inputs` other than the number of names in the
-/// text (the message lists them); `BCAST_ERR_NULL` for a NULL `text`; the others as for
-/// `bcast_expr_shape`.
+/// character), text of more than `BCAST_EXPR_MAX_NODES` ops, text that is not UTF-8, or
+/// `n_inputs` other than the number of names in the text (the message lists them);
+/// `BCAST_ERR_NULL` for a NULL `text`; the others as for `bcast_expr_shape`.
 ///
 /// Ownership: all memory is the caller's. Thread-safety: any number of threads at once.
 ///
@@ -424,7 +439,8 @@ pub unsafe extern "C" fn bcast_expr_text_dtype(
 /// The other arguments are `bcast_expr_eval`'s.
 ///
 /// Statuses: `BCAST_ERR_INVALID` for text that does not parse (the message names the
-/// character and what was expected), text that is not UTF-8, `n_inputs` other than the
+/// character and what was expected), text of more than `BCAST_EXPR_MAX_NODES` ops, text
+/// that is not UTF-8, `n_inputs` other than the
 /// number of names in the text (the message lists them), or a number the inputs' type
 /// cannot hold; `BCAST_ERR_NULL` for a NULL `text`; the others as for `bcast_expr_eval`.
 ///

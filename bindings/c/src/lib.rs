@@ -57,7 +57,7 @@ pub use eltwise::{
 pub use error::{bcast_last_error_message, bcast_status, bcast_status_string};
 pub use expr::{
     bcast_expr_dtype, bcast_expr_eval, bcast_expr_node, bcast_expr_shape, bcast_expr_text_dtype,
-    bcast_expr_text_eval, bcast_expr_text_shape,
+    bcast_expr_text_eval, bcast_expr_text_shape, BCAST_EXPR_MAX_NODES,
 };
 pub use oneshot::{bcast_broadcast, bcast_output_shape};
 pub use plan::{

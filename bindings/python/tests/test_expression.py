@@ -226,3 +226,30 @@ def test_errors(rng):
         bcast.evaluate("x * 2", "pdpd", x=x)
     with pytest.raises(ValueError):             # out overlaps an input
         bcast.evaluate("x * 2", x, x=x)
+
+
+def test_deep_and_long_expressions_run_or_raise_never_crash():
+    # Issue 51: a 30,000-term chain ended the interpreter with a segmentation fault.
+    x = np.array([3, -5, 1 << 40], np.int64)
+    y = bcast.evaluate("+".join(["x"] * 30000), x=x)
+    assert_bit_equal(y, x * 30000)
+    depth = 100000
+    y = bcast.evaluate("(" * depth + "x + 1" + ")" * depth, x=x)
+    assert_bit_equal(y, x + 1)
+    text = "x"
+    for _ in range(20000):
+        text = f"maximum({text}, 7)"
+    assert_bit_equal(bcast.evaluate(text, x=x), np.maximum(x, 7))
+    c = np.array([True, False, True])
+    text = "x"
+    for _ in range(20000):
+        text = f"select(c, {text}, 0)"
+    assert_bit_equal(bcast.evaluate(text, x=x, c=c), np.where(c, x, 0))
+    # The text form of a deep expression, in str() and in an error's message.
+    e = bcast.Expression("+".join(["x"] * 30000))
+    assert str(e).startswith("add(add(")
+    with pytest.raises(TypeError, match="missing operand"):
+        e.evaluate()
+    # Past the limit on ops: an exception naming it.
+    with pytest.raises(bcast.BroadcastError, match="MAX_OPS"):
+        bcast.evaluate("+".join(["x"] * 100001), x=x)

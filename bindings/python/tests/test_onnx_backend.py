@@ -119,3 +119,18 @@ def test_string_equal():
     b = np.array(["ab", "x"], dtype=object)
     (got,) = backend.run_node(node, [a, b])
     assert got.dtype == bool and got.tolist() == (a == b).tolist()
+
+
+def test_a_graph_far_deeper_than_any_model_runs():
+    # 20,000 Add nodes in one chain, each reading the one before: the backend walks the
+    # graph in a loop, and nothing in it recurses on depth.
+    from onnx import TensorProto, helper
+
+    n = 20000
+    nodes = [helper.make_node("Add", ["x" if k == 0 else f"t{k - 1}", "x"], [f"t{k}"]) for k in range(n)]
+    graph = helper.make_graph(
+        nodes, "deep", [helper.make_tensor_value_info("x", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info(f"t{n - 1}", TensorProto.INT64, [2])])
+    x = np.array([3, -7], np.int64)
+    (y,) = backend.run_model(helper.make_model(graph), [x])
+    assert np.array_equal(y, x * (n + 1))

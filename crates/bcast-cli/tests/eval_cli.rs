@@ -384,3 +384,54 @@ fn operands_are_matched_by_name_not_by_position() {
     assert!(fused.bit_equal(&want), "{fused:?}");
     assert!(unfused.bit_equal(&want));
 }
+
+/// The inputs of issue 51 that aborted the process ("has overflowed its stack"): 60,000
+/// nested parentheses, a flat chain of 30,000 terms, 10,000 nested calls, 8,000 selects. Each
+/// now runs (a command line holds at most 128 KiB per argument, below the 65,536-op limit's
+/// shortest text); expected values from loops here.
+#[test]
+fn deep_and_long_expressions_run_without_aborting() {
+    let d = scratch("eval", "deep");
+    let x = Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![4, -9, 1 << 40]).unwrap());
+    let xs = [4i64, -9, 1 << 40];
+    let x_arg = format!("x={}", write(&d, "x.npy", &x));
+    let c = Tensor::Bool(ArrayD::from_shape_vec(IxDyn(&[3]), vec![true, false, true]).unwrap());
+    let c_arg = format!("c={}", write(&d, "c.npy", &c));
+    let parens = 60_000;
+    let nested = format!("{}x + 1{}", "(".repeat(parens), ")".repeat(parens));
+    let chain = vec!["x"; 30_000].join("+");
+    let mut calls = "x".to_string();
+    for _ in 0..10_000 {
+        calls = format!("maximum({calls}, 7)");
+    }
+    let mut selects = "x".to_string();
+    for _ in 0..8_000 {
+        selects = format!("select(c, {selects}, 0)");
+    }
+    let cases: [(&str, Vec<i64>); 4] = [
+        (&nested, xs.iter().map(|v| v + 1).collect()),
+        (&chain, xs.iter().map(|v| v.wrapping_mul(30_000)).collect()),
+        (&calls, xs.iter().map(|&v| v.max(7)).collect()),
+        (&selects, vec![xs[0], 0, xs[2]]),
+    ];
+    for (k, (text, want)) in cases.iter().enumerate() {
+        let want = Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[3]), want.clone()).unwrap());
+        let mut args = vec![*text, x_arg.as_str()];
+        if text.contains("select") {
+            args.push(&c_arg);
+        }
+        let (fused, unfused) = eval_both(&d, &args);
+        assert!(fused.bit_equal(&want), "case {k}: {fused:?}");
+        assert!(unfused.bit_equal(&want), "case {k} unfused: {unfused:?}");
+    }
+    // Unclosed at depth: one error line, exit 2.
+    let out = d.join("y.npy");
+    let o = bcast([
+        "eval",
+        &nested[..nested.len() - 1],
+        &x_arg,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    refused(&o, "expected ')'");
+}

@@ -410,3 +410,74 @@ pub fn bf16_from_npy_bits(t: Tensor, want: DType) -> Tensor {
         (_, t) => t,
     }
 }
+
+#[cfg(test)]
+mod deep {
+    use super::*;
+    use ndarray::{ArrayD, IxDyn};
+
+    /// A Parameter `x` of shape `[?, 3]` (a dynamic dim: the partial-shape pass runs on
+    /// every layer), then `n` Add layers, each adding `x` to the layer before, then a Result.
+    fn chain_of_adds(n: usize) -> String {
+        let port = |id: usize| {
+            format!(r#"<port id="{id}" precision="I64"><dim>-1</dim><dim>3</dim></port>"#)
+        };
+        let mut layers = format!(
+            r#"<layer id="0" name="x" type="Parameter" version="opset1"><data shape="?,3" element_type="i64"/><output>{}</output></layer>"#,
+            port(0)
+        );
+        let mut edges = String::new();
+        for k in 1..=n {
+            layers += &format!(
+                r#"<layer id="{k}" name="a{k}" type="Add" version="opset1"><data auto_broadcast="numpy"/><input>{}{}</input><output>{}</output></layer>"#,
+                port(0),
+                port(1),
+                port(2)
+            );
+            let from_port = if k == 1 { 0 } else { 2 };
+            edges += &format!(
+                r#"<edge from-layer="{}" from-port="{from_port}" to-layer="{k}" to-port="0"/><edge from-layer="0" from-port="0" to-layer="{k}" to-port="1"/>"#,
+                k - 1
+            );
+        }
+        layers += &format!(
+            r#"<layer id="{r}" name="y" type="Result" version="opset1"><input>{}</input></layer>"#,
+            port(0),
+            r = n + 1
+        );
+        edges += &format!(
+            r#"<edge from-layer="{n}" from-port="2" to-layer="{}" to-port="0"/>"#,
+            n + 1
+        );
+        format!(
+            r#"<?xml version="1.0"?><net name="deep" version="11"><layers>{layers}</layers><edges>{edges}</edges></net>"#
+        )
+    }
+
+    /// Real models' runs of element-wise layers are tens of layers, their graphs a few
+    /// thousand deep: 20,000 layers in one chain goes through the reader, the graph passes
+    /// (order, partial shapes, fusion into chains of at most 32), the description and a run,
+    /// none of which recurses on depth. Expected: x * (n + 1), by arithmetic.
+    #[test]
+    fn a_chain_of_twenty_thousand_layers_loads_describes_and_runs() {
+        let n = 20_000;
+        let model = Model::from_xml(&chain_of_adds(n), &[]).unwrap();
+        assert_eq!(model.outputs()[0].shape.to_string(), "[?,3]");
+        assert!(model.chains().len() >= n / fuse::MAX_CHAIN_LAYERS);
+        assert!(model.describe().contains("a20000"));
+        let x =
+            Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1, -2, 3, 0, 5, 7]).unwrap());
+        let want: Vec<i64> = [1, -2, 3, 0, 5, 7]
+            .iter()
+            .map(|v| v * (n as i64 + 1))
+            .collect();
+        let inputs = HashMap::from([("x".to_string(), x)]);
+        for run in [Model::run, Model::run_unfused] {
+            let out = run(&model, &inputs).unwrap();
+            assert_eq!(
+                out[0].1,
+                Tensor::I64(ArrayD::from_shape_vec(IxDyn(&[2, 3]), want.clone()).unwrap())
+            );
+        }
+    }
+}

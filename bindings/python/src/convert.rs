@@ -298,20 +298,83 @@ pub fn input<'py>(x: &Bound<'py, PyAny>) -> PyResult<InArray<'py>> {
         // A view of packed memory: Rust references must be aligned.
         arr = arr.call_method0("copy")?.cast_into::<PyUntypedArray>()?;
     }
-    let descr = arr.dtype();
+    let dtype = dtype_of_descr(&arr.dtype())?;
+    typed_input(&arr, dtype)
+}
+
+/// bcast's element type of a numpy dtype (either byte order), or `TypeError` for a dtype
+/// bcast does not have.
+fn dtype_of_descr(descr: &Bound<'_, numpy::PyArrayDescr>) -> PyResult<DType> {
     let key = match descr.kind() {
         b'U' => (b'U', 0),
         kind => (kind, descr.itemsize()),
     };
     let found = DType::ALL.iter().copied().find(|&d| numpy_key(d) == key);
     match found {
-        // ml_dtypes' bfloat16: the name is only looked at when the array has an opaque type
+        // ml_dtypes' bfloat16: the name is only looked at when the dtype is an opaque type
         // of that size, so that numpy need not know it otherwise (rust-numpy resolves
         // `bfloat16` through numpy's registry).
-        Some(d) if is_brain_float(d) && !is_bfloat16(&arr)? => Err(unsupported(&descr)),
-        Some(d) => typed_input(&arr, d),
-        None => Err(unsupported(&descr)),
+        Some(d) if is_brain_float(d) && !is_bfloat16(descr)? => Err(unsupported(descr)),
+        Some(d) => Ok(d),
+        None => Err(unsupported(descr)),
     }
+}
+
+/// bcast's element type of anything `numpy.dtype` takes (`np.float32`, `"int8"`, a dtype,
+/// `ml_dtypes.bfloat16`); `TypeError` for what numpy or bcast does not take.
+pub fn dtype_arg(x: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let descr = numpy_module(x.py())?
+        .call_method1("dtype", (x,))
+        .map_err(|e| PyTypeError::new_err(format!("not a dtype: {e}")))?
+        .cast_into::<numpy::PyArrayDescr>()
+        .map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    dtype_of_descr(&descr)
+}
+
+/// numpy's dtype of one element type row: the type's own, or `<U` (of no width) for strings.
+macro_rules! descr_of {
+    (Text, $t:ty, $py:expr) => {
+        numpy_module($py)?
+            .getattr("dtype")?
+            .call1(("U",))?
+            .cast_into::<numpy::PyArrayDescr>()?
+    };
+    ($kind:ident, $t:ty, $py:expr) => {
+        numpy::dtype::<$t>($py)
+    };
+}
+
+macro_rules! define_numpy_dtype {
+    (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
+        /// numpy's dtype of `dtype` (`<U`, of no width, for strings; ml_dtypes' for bfloat16).
+        pub fn numpy_dtype(py: Python<'_>, dtype: DType) -> PyResult<Bound<'_, numpy::PyArrayDescr>> {
+            Ok(match dtype {
+                $(DType::$v => descr_of!($kind, $t, py),)*
+            })
+        }
+    };
+}
+bcast::dtype_table!(define_numpy_dtype!);
+
+/// A new numpy array of `dtype` and `shape`, zeroed (`numpy.zeros`, whose large buffers are
+/// the system's zero pages: no pass over the memory before the kernel writes it); strings
+/// are `<U{str_width}` (at least 1).
+pub fn new_array<'py>(
+    py: Python<'py>,
+    dtype: DType,
+    shape: &[usize],
+    str_width: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let np = numpy_module(py)?;
+    let descr = if dtype.kind() == DTypeKind::Text {
+        np.getattr("dtype")?
+            .call1((format!("U{}", str_width.max(1)),))?
+            .cast_into::<numpy::PyArrayDescr>()?
+    } else {
+        numpy_dtype(py, dtype)?
+    };
+    let shape = pyo3::types::PyTuple::new(py, shape)?;
+    np.call_method1("zeros", (shape, descr))
 }
 
 fn unsupported(descr: &Bound<'_, numpy::PyArrayDescr>) -> PyErr {
@@ -324,8 +387,8 @@ fn unsupported(descr: &Bound<'_, numpy::PyArrayDescr>) -> PyErr {
     ))
 }
 
-fn is_bfloat16(arr: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
-    Ok(arr.dtype().getattr("name")?.extract::<String>()? == "bfloat16")
+fn is_bfloat16(descr: &Bound<'_, numpy::PyArrayDescr>) -> PyResult<bool> {
+    Ok(descr.getattr("name")?.extract::<String>()? == "bfloat16")
 }
 
 fn numpy_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {

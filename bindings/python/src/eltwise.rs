@@ -144,6 +144,37 @@ fn _ops(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(rows)
 }
 
+/// The op of the table named `name` (the package's function name: `add`, `onnx_mod`, ...)
+/// with its attributes set from `attrs` (keyword -> value, as the function takes them):
+/// `ValueError` for a name not in the table, `TypeError` for an attribute the op does not
+/// have or a required one (`levels`, `direction`) missing, the attribute's own errors for a
+/// bad value. The functions (`_eltwise`) and `bcast.PreparedOp` both read ops through this.
+pub(crate) fn op_named(name: &str, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<EltwiseOp> {
+    let mut op: EltwiseOp = name
+        .parse()
+        .map_err(|e: bcast::ParseBinaryOpError| PyValueError::new_err(e.to_string()))?;
+    let op_name = op.name();
+    let mut slots = attributes(&mut op);
+    let mut given = vec![false; slots.len()];
+    if let Some(attrs) = attrs {
+        for (key, value) in attrs.iter() {
+            let key: String = key.extract()?;
+            let i = slots.iter().position(|a| a.name == key).ok_or_else(|| {
+                PyTypeError::new_err(format!("{op_name} has no attribute {key:?}"))
+            })?;
+            slots[i].slot.set(op_name, &key, &value)?;
+            given[i] = true;
+        }
+    }
+    if let Some((a, _)) = slots.iter().zip(&given).find(|(a, g)| a.required && !**g) {
+        return Err(PyTypeError::new_err(format!(
+            "{op_name} needs its attribute {:?}",
+            a.name
+        )));
+    }
+    Ok(op)
+}
+
 /// The auto-broadcast rule named `name` (case-insensitive), with `axis` for pdpd; `None`:
 /// the op broadcasts by its own rule (the numpy rule over its operands, or PRelu's).
 pub(crate) fn spec(name: Option<&str>, axis: Axis) -> PyResult<AutoBroadcast> {
@@ -248,20 +279,7 @@ fn _eltwise<'py>(
     context: Option<&Bound<'py, crate::context::PyContext>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let ctx = crate::context::context_of(context);
-    let mut op: EltwiseOp = name
-        .parse()
-        .map_err(|e: bcast::ParseBinaryOpError| PyValueError::new_err(e.to_string()))?;
-    if let Some(attrs) = attrs {
-        let op_name = op.name();
-        let mut slots = attributes(&mut op);
-        for (key, value) in attrs.iter() {
-            let key: String = key.extract()?;
-            let slot = slots.iter_mut().find(|a| a.name == key).ok_or_else(|| {
-                PyTypeError::new_err(format!("{op_name} has no attribute {key:?}"))
-            })?;
-            slot.slot.set(op_name, &key, &value)?;
-        }
-    }
+    let op = op_named(name, attrs)?;
     let spec = spec(auto_broadcast, axis)?;
     let out = out_arg(out)?;
     let (operands, op) = typed_operands(op, &operands)?;

@@ -7,6 +7,7 @@
 //!   `reduce_to_input`;
 //! - `eltwise.rs`: the element-wise ops;
 //! - `expr.rs`: `evaluate` and `Expression`, expressions of element-wise ops in one pass;
+//! - `prepared.rs`: `PreparedOp`, an element-wise op checked and planned once, run many times;
 //! - `promote.rs`: Python scalars in the element-wise ops, typed as numpy 2 types them.
 //!
 //! The functions' doc comments are their Python docstrings, in numpy's format (which is
@@ -20,6 +21,7 @@ mod convert;
 mod eltwise;
 mod errors;
 mod expr;
+mod prepared;
 mod promote;
 
 use pyo3::prelude::*;
@@ -35,5 +37,6 @@ fn _bcast(m: &Bound<'_, PyModule>) -> PyResult<()> {
     broadcast::register(m)?;
     eltwise::register(m)?;
     expr::register(m)?;
+    prepared::register(m)?;
     Ok(())
 }

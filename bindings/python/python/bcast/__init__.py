@@ -18,7 +18,9 @@ under its auto-broadcast rules (``"numpy"``, ``"none"``, ``"pdpd"``): ``add``, `
 ``bitwise_left_shift``/``right_shift``, ``prelu``, ``fake_quantize``; ONNX's under the numpy
 rule: ``sum``, ``mean``, ``max``, ``min`` (any number of operands), ``bit_shift``,
 ``onnx_prelu``, ``onnx_mod``, ``onnx_div``, ``onnx_pow``. Expressions of them, run in one
-call: ``evaluate("x * s + b", x=..., s=..., b=...)`` and ``Expression`` (parsed once). Errors: ``BroadcastError`` (a
+call: ``evaluate("x * s + b", x=..., s=..., b=...)`` and ``Expression`` (parsed once). One op
+checked and planned once for its operands' dtypes and shapes, run many times: ``PreparedOp``
+(``bcast.onnx``'s backend prepares its graphs' nodes so). Errors: ``BroadcastError`` (a
 ``ValueError``). Inside this module ``sum``, ``max`` and ``min`` shadow Python's builtins.
 """
 
@@ -26,6 +28,7 @@ from ._bcast import (
     BroadcastError,
     Context,
     Expression,
+    PreparedOp,
     __version__,
     _eltwise,
     _ops,
@@ -42,6 +45,7 @@ __all__ = [
     "BroadcastError",
     "Context",
     "Expression",
+    "PreparedOp",
     "evaluate",
     "broadcast",
     "broadcast_arrays",

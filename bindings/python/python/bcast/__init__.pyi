@@ -788,3 +788,35 @@ def evaluate(
     context: Optional[Context] = None,
     **operands: _Operand,
 ) -> _ArrayT: ...
+
+# Prepared ops: an element-wise op checked and planned once for its operands' dtypes and
+# shapes (a model's load), run many times on new arrays of exactly those (every inference).
+class PreparedOp:
+    def __init__(
+        self,
+        op: str,
+        dtypes: Sequence[npt.DTypeLike],
+        shapes: Sequence[_Shape],
+        *,
+        auto_broadcast: Optional[Union[_AutoBroadcast, str]] = None,
+        axis: int = -1,
+        **attributes: Any,
+    ) -> None: ...
+    @property
+    def op(self) -> str: ...
+    @property
+    def dtypes(self) -> Tuple[np.dtype, ...]: ...
+    @property
+    def shapes(self) -> Tuple[Tuple[int, ...], ...]: ...
+    @property
+    def output_dtype(self) -> np.dtype: ...
+    @property
+    def output_shape(self) -> Tuple[int, ...]: ...
+    @overload
+    def __call__(
+        self, *operands: npt.ArrayLike, out: None = None, context: Optional[Context] = None
+    ) -> Any: ...
+    @overload
+    def __call__(
+        self, *operands: npt.ArrayLike, out: _ArrayT, context: Optional[Context] = None
+    ) -> _ArrayT: ...

@@ -12,11 +12,23 @@ the cast is exact). Anything else is refused with :class:`Unsupported` (a
 by one name, the ONNX-named function runs (``onnx_div``, ``onnx_mod``, ``onnx_pow``,
 ``onnx_prelu``; ``max`` and ``min``, not OpenVINO's ``maximum`` and ``minimum``), so every
 result is ONNX's own. Needs the ``onnx`` package.
+
+Prepared nodes: ``prepare`` builds a :class:`bcast.PreparedOp` for every node that is one op
+of bcast's table (every op above but Expand and what graphs carry) whose inputs' dtypes and
+static shapes the graph declares (graph inputs, initializers, ``value_info``, graph outputs)
+or that follow from earlier nodes (a prepared node's ``output_shape``; Constant, Identity,
+Cast, CastLike). ``run`` runs a node on its prepared op when its inputs have the prepared
+dtypes and shapes; inputs of other ones (a dynamic dimension, say) get a prepared op built on
+that run and kept for the next (the last 8 per node, keyed by the inputs' dtypes and shapes).
+Results are those of the unprepared call, bit for bit, and so are the errors: where preparing
+refuses (string inputs, a dtype or shapes the op does not take) the node runs as before. Pass
+``context=`` (a :class:`bcast.Context`) or ``threads=`` (a new one) to ``prepare`` to choose
+the threads every node of the graph runs on (default: bcast's own team).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from onnx import ModelProto, NodeProto, numpy_helper
@@ -57,56 +69,95 @@ def _call(op: str, fn: Callable[..., Any], *xs: np.ndarray, **kw: Any) -> np.nda
         raise
 
 
-# --- one function per ONNX op: (op type, attributes, inputs) -> outputs -------------------
+# --- one function per ONNX op: (op type, attributes, inputs, context) -> outputs ----------
 
-Run = Callable[[str, Dict[str, Any], List[np.ndarray]], List[np.ndarray]]
-
-
-def _auto(name: str) -> Run:
-    """An OpenVINO-named function under the numpy rule (ONNX's multidirectional rule)."""
-    def run(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-        return [_call(op, getattr(bcast, name), *xs, auto_broadcast="numpy")]
-    return run
+Run = Callable[..., List[np.ndarray]]
 
 
-def _own_rule(name: str, **attributes: str) -> Run:
-    """A function that broadcasts by ONNX's rule itself; `attributes` maps its keywords to
-    the node's attributes."""
-    def run(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-        kw = {key: _text(attrs[onnx_name]) for key, onnx_name in attributes.items() if onnx_name in attrs}
-        return [_call(op, getattr(bcast, name), *xs, **kw)]
-    return run
+def _context(context: Optional[bcast.Context]) -> Dict[str, Any]:
+    """The keyword that runs a bcast function in `context` (none: bcast's default)."""
+    return {} if context is None else {"context": context}
+
+
+class _Eltwise:
+    """An ONNX op that is one op of bcast's table: ``function`` names it in bcast (and in
+    :class:`bcast.PreparedOp`), ``rule`` is ``"numpy"`` for an OpenVINO-named function run
+    under the numpy rule (ONNX's multidirectional one) and None for a function that
+    broadcasts by ONNX's rule itself, ``attributes`` maps the function's keywords to the
+    node's attributes. Called as every entry of ``OPS``; ``prepare`` makes the same call a
+    prepared op."""
+
+    def __init__(self, function: str, rule: Optional[str] = None, **attributes: str):
+        self.function = function
+        self.rule = rule
+        self.attributes = attributes
+
+    def keywords(self, attrs: Dict[str, Any]) -> Dict[str, Any]:
+        """The function's keywords for a node of these attributes."""
+        kw = {key: _text(attrs[name]) for key, name in self.attributes.items() if name in attrs}
+        if self.rule is not None:
+            kw["auto_broadcast"] = self.rule
+        return kw
+
+    def __call__(self, op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+                 context: Optional[bcast.Context] = None) -> List[np.ndarray]:
+        return [_call(op, getattr(bcast, self.function), *xs, **self.keywords(attrs), **_context(context))]
+
+    def prepare(self, attrs: Dict[str, Any], dtypes: Sequence[Any],
+                shapes: Sequence[Sequence[int]]) -> Optional[bcast.PreparedOp]:
+        """The node's call as a prepared op for inputs of these dtypes and shapes, or None
+        where it runs unprepared: strings (Equal's codes, ``<U`` widths and object arrays are
+        handled by the call), or inputs the function refuses (the call then raises its own
+        error, as before)."""
+        if any(np.dtype(d).kind in "USO" for d in dtypes):
+            return None
+        try:
+            return bcast.PreparedOp(self.function, dtypes, shapes, **self.keywords(attrs))
+        except (TypeError, ValueError):  # ValueError: bcast.BroadcastError among them
+            return None
 
 
 def _text(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _equal(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-    a, b = xs
-    if a.dtype.kind == "U" and b.dtype.kind == "U":
-        # Equal-19 takes strings; bcast's equal does not. Two strings are equal exactly when
-        # their indices among the distinct values are: bcast compares those.
-        _, codes = np.unique(np.concatenate([a.ravel(), b.ravel()]), return_inverse=True)
-        a, b = codes[: a.size].reshape(a.shape), codes[a.size:].reshape(b.shape)
-    return [_call(op, bcast.equal, a, b, auto_broadcast="numpy")]
+class _Equal(_Eltwise):
+    """Equal, which also takes strings (always run unprepared: see ``prepare``)."""
+
+    def __call__(self, op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+                 context: Optional[bcast.Context] = None) -> List[np.ndarray]:
+        a, b = xs
+        if a.dtype.kind == "U" and b.dtype.kind == "U":
+            # Equal-19 takes strings; bcast's equal does not. Two strings are equal exactly when
+            # their indices among the distinct values are: bcast compares those.
+            _, codes = np.unique(np.concatenate([a.ravel(), b.ravel()]), return_inverse=True)
+            a, b = codes[: a.size].reshape(a.shape), codes[a.size:].reshape(b.shape)
+        return super().__call__(op, attrs, [a, b], context)
 
 
-def _where(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
-    cond, x, y = xs
-    return [_call(op, bcast.select, cond, x, y, auto_broadcast="numpy")]
+class _Where(_Eltwise):
+    """Where: bcast's select under the numpy rule, on exactly three inputs."""
+
+    def __call__(self, op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+                 context: Optional[bcast.Context] = None) -> List[np.ndarray]:
+        cond, x, y = xs
+        return super().__call__(op, attrs, [cond, x, y], context)
 
 
-def _expand(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
+def _expand(op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+            context: Optional[bcast.Context] = None) -> List[np.ndarray]:
     x, shape = xs
-    return [np.asarray(bcast.broadcast(x, [int(d) for d in np.ravel(shape)], "bidirectional"))]
+    return [np.asarray(bcast.broadcast(x, [int(d) for d in np.ravel(shape)], "bidirectional",
+                                       **_context(context)))]
 
 
-def _identity(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
+def _identity(op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+              context: Optional[bcast.Context] = None) -> List[np.ndarray]:
     return [np.array(xs[0], copy=True)]
 
 
-def _constant(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
+def _constant(op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+              context: Optional[bcast.Context] = None) -> List[np.ndarray]:
     if "value" in attrs:
         return [numpy_helper.to_array(attrs["value"])]
     scalars = {"value_float": np.float32, "value_int": np.int64, "value_floats": np.float32,
@@ -117,7 +168,8 @@ def _constant(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.n
     raise Unsupported(op, f"attribute {sorted(attrs)} (only value, value_float(s), value_int(s))")
 
 
-def _cast(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarray]:
+def _cast(op: str, attrs: Dict[str, Any], xs: List[np.ndarray],
+          context: Optional[bcast.Context] = None) -> List[np.ndarray]:
     if op == "CastLike":
         x, like = xs
         to = like.dtype
@@ -137,19 +189,32 @@ def _cast(op: str, attrs: Dict[str, Any], xs: List[np.ndarray]) -> List[np.ndarr
     return [y]
 
 
+def _auto(name: str) -> _Eltwise:
+    """An OpenVINO-named function under the numpy rule (ONNX's multidirectional rule)."""
+    return _Eltwise(name, "numpy")
+
+
+def _own_rule(name: str, **attributes: str) -> _Eltwise:
+    """A function that broadcasts by ONNX's rule itself; `attributes` maps its keywords to
+    the node's attributes."""
+    return _Eltwise(name, None, **attributes)
+
+
+# Every ONNX op that is one op of bcast's table is an _Eltwise (prepared by the backend);
+# Expand (bcast.broadcast, its shape an input's values) and what graphs carry are not.
 OPS: Dict[str, Run] = {
     "Add": _auto("add"), "Sub": _auto("subtract"), "Mul": _auto("multiply"),
     "Div": _own_rule("onnx_div"), "Pow": _own_rule("onnx_pow"),
     "Mod": _own_rule("onnx_mod", fmod="fmod"),
     "Max": _own_rule("max"), "Min": _own_rule("min"), "Sum": _own_rule("sum"),
     "Mean": _own_rule("mean"),
-    "Equal": _equal, "Less": _auto("less"), "LessOrEqual": _auto("less_equal"),
+    "Equal": _Equal("equal", "numpy"), "Less": _auto("less"), "LessOrEqual": _auto("less_equal"),
     "Greater": _auto("greater"), "GreaterOrEqual": _auto("greater_equal"),
     "And": _auto("logical_and"), "Or": _auto("logical_or"), "Xor": _auto("logical_xor"),
     "BitwiseAnd": _auto("bitwise_and"), "BitwiseOr": _auto("bitwise_or"),
     "BitwiseXor": _auto("bitwise_xor"), "BitShift": _own_rule("bit_shift", direction="direction"),
     "PRelu": _own_rule("onnx_prelu"),
-    "Where": _where, "Expand": _expand,
+    "Where": _Where("select", "numpy"), "Expand": _expand,
     "Constant": _constant, "Identity": _identity, "Cast": _cast, "CastLike": _cast,
 }
 
@@ -166,14 +231,24 @@ def missing(model: ModelProto) -> List[str]:
     return out
 
 
-def _run_one(node: NodeProto, inputs: List[Optional[np.ndarray]]) -> List[np.ndarray]:
+def _op_of(node: NodeProto) -> Run:
     if node.domain not in ("", "ai.onnx"):
         raise Unsupported(node.op_type, f"domain '{node.domain}' is not ONNX's")
     run = OPS.get(node.op_type)
     if run is None:
         raise Unsupported(node.op_type, "not an op that bcast implements")
-    xs = [_strings_as_unicode(np.asarray(x)) for x in inputs if x is not None]
-    return run(node.op_type, _attrs(node), xs)
+    return run
+
+
+def _operands(inputs: Sequence[Optional[np.ndarray]]) -> List[np.ndarray]:
+    """A node's inputs as its function takes them: the absent optional ones dropped."""
+    return [_strings_as_unicode(np.asarray(x)) for x in inputs if x is not None]
+
+
+def _run_one(node: NodeProto, inputs: List[Optional[np.ndarray]],
+             context: Optional[bcast.Context] = None) -> List[np.ndarray]:
+    run = _op_of(node)
+    return run(node.op_type, _attrs(node), _operands(inputs), context)
 
 
 def _strings_as_unicode(x: np.ndarray) -> np.ndarray:
@@ -183,15 +258,117 @@ def _strings_as_unicode(x: np.ndarray) -> np.ndarray:
     return x
 
 
+# A node's prepared ops, kept per (dtype, shape) of its inputs: the last this many.
+CACHED_SHAPES = 8
+
+_Key = Tuple[Tuple[np.dtype, Tuple[int, ...]], ...]
+
+
+def _declared(value_info: Any) -> Optional[Tuple[np.dtype, Tuple[int, ...]]]:
+    """The dtype and static shape a graph declares for a value (an input, output or
+    ``value_info`` entry), or None where it declares no tensor type or a dim is not a number."""
+    t = value_info.type
+    if t.WhichOneof("value") != "tensor_type" or not t.tensor_type.HasField("shape"):
+        return None
+    dims = t.tensor_type.shape.dim
+    if any(d.WhichOneof("value") != "dim_value" for d in dims):
+        return None
+    try:
+        dtype = np.dtype(tensor_dtype_to_np_dtype(t.tensor_type.elem_type))
+    except Exception:  # noqa: BLE001 - an undefined or unknown element type: not declared
+        return None
+    return dtype, tuple(int(d.dim_value) for d in dims)
+
+
 class BcastRep(BackendRep):
     """A prepared graph: ``run(inputs)`` takes the graph's inputs (a list in order, or a dict by
-    name) and returns its outputs in order."""
+    name) and returns its outputs in order.
 
-    def __init__(self, model: ModelProto):
+    ``context``: the :class:`bcast.Context` every node runs in (None: bcast's default).
+    ``prepared_at_load``: how many nodes ``prepare`` gave a prepared op (those whose inputs'
+    dtypes and shapes the graph declares or implies); ``prepared_count``: how many prepared
+    ops the nodes hold now (those built by runs on inputs of other shapes included)."""
+
+    def __init__(self, model: ModelProto, context: Optional[bcast.Context] = None):
         self.graph = model.graph
+        self.context = context
         self.initializers = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
         self.input_names = [i.name for i in model.graph.input if i.name not in self.initializers]
         self.output_names = [o.name for o in model.graph.output]
+        # Each node's function (None for an op that is not bcast's: refused when it runs).
+        self._nodes = [(node, OPS.get(node.op_type) if node.domain in ("", "ai.onnx") else None,
+                        _attrs(node)) for node in model.graph.node]
+        # Per node, None (not an op of bcast's table) or its prepared ops by input key; a
+        # key whose inputs the op refuses maps to None (run unprepared, which raises).
+        self._prepared: List[Optional[Dict[_Key, Optional[bcast.PreparedOp]]]] = [
+            {} if isinstance(run, _Eltwise) else None for _, run, _ in self._nodes]
+        self.prepared_at_load = self._prepare_static()
+
+    @property
+    def prepared_count(self) -> int:
+        return sum(p is not None for cache in self._prepared if cache for p in cache.values())
+
+    def _prepare_static(self) -> int:
+        """Prepares every node of the table whose inputs' dtypes and shapes are known before
+        a run; returns how many."""
+        known: Dict[str, Tuple[np.dtype, Tuple[int, ...]]] = {}
+        for v in [*self.graph.input, *self.graph.value_info, *self.graph.output]:
+            declared = _declared(v)
+            if declared is not None:
+                known[v.name] = declared
+        for name, value in self.initializers.items():
+            known[name] = (value.dtype, value.shape)
+        count = 0
+        for (node, run, attrs), cache in zip(self._nodes, self._prepared):
+            names = [n for n in node.input if n != ""]
+            if not all(n in known for n in names):
+                continue
+            ins = [known[n] for n in names]
+            out: Optional[Tuple[np.dtype, Tuple[int, ...]]] = None
+            if cache is not None:
+                p = run.prepare(attrs, [d for d, _ in ins], [s for _, s in ins])
+                if p is not None:
+                    cache[tuple(ins)] = p
+                    count += 1
+                    out = (p.output_dtype, p.output_shape)
+            elif node.op_type == "Identity" and ins:
+                out = ins[0]
+            elif node.op_type == "Constant":
+                try:
+                    value = _constant(node.op_type, attrs, [])[0]
+                    out = (value.dtype, value.shape)
+                except Exception:  # noqa: BLE001 - refused at run, as before
+                    pass
+            elif node.op_type == "Cast" and "to" in attrs and ins:
+                try:
+                    out = (np.dtype(tensor_dtype_to_np_dtype(int(attrs["to"]))), ins[0][1])
+                except Exception:  # noqa: BLE001 - refused at run, as before
+                    pass
+            elif node.op_type == "CastLike" and len(ins) == 2:
+                out = (ins[1][0], ins[0][1])
+            if out is not None and node.output:
+                known[node.output[0]] = out
+        return count
+
+    def _run_node(self, i: int, args: List[Optional[np.ndarray]]) -> List[np.ndarray]:
+        node, run, attrs = self._nodes[i]
+        if run is None:
+            run = _op_of(node)  # raises Unsupported
+        xs = _operands(args)
+        cache = self._prepared[i]
+        if cache is not None:
+            key = tuple((x.dtype, x.shape) for x in xs)
+            if key in cache:
+                p = cache[key]
+            else:
+                # A shape (or dtype) not prepared yet: prepared now, as a runtime reshapes.
+                p = run.prepare(attrs, [x.dtype for x in xs], [x.shape for x in xs])
+                if len(cache) >= CACHED_SHAPES:
+                    del cache[next(iter(cache))]
+                cache[key] = p
+            if p is not None:
+                return [np.asarray(p(*xs, context=self.context))]
+        return run(node.op_type, attrs, xs, self.context)
 
     def run(self, inputs: Any, **kwargs: Any) -> List[np.ndarray]:
         if isinstance(inputs, dict):
@@ -204,7 +381,7 @@ class BcastRep(BackendRep):
                                  f"({self.input_names}), got {len(inputs)}")
             feeds = dict(zip(self.input_names, inputs))
         values: Dict[str, Any] = {**self.initializers, **{k: np.asarray(v) for k, v in feeds.items()}}
-        for node in self.graph.node:
+        for i, (node, _, _) in enumerate(self._nodes):
             args = []
             for name in node.input:
                 if name == "":
@@ -213,7 +390,7 @@ class BcastRep(BackendRep):
                     args.append(values[name])
                 else:
                     raise ValueError(f"{node.op_type} node '{node.name}': input '{name}' is not computed")
-            for name, value in zip(node.output, _run_one(node, args)):
+            for name, value in zip(node.output, self._run_node(i, args)):
                 values[name] = value
         return [values[name] for name in self.output_names]
 
@@ -226,14 +403,22 @@ class BcastBackend(Backend):
         return Device(device).type == DeviceType.CPU
 
     @classmethod
-    def prepare(cls, model: ModelProto, device: str = "CPU", **kwargs: Any) -> BcastRep:
+    def prepare(cls, model: ModelProto, device: str = "CPU", *, context: Optional[bcast.Context] = None,
+                threads: Optional[int] = None, **kwargs: Any) -> BcastRep:
+        """The graph checked and its nodes prepared (see the module's doc). ``context``: the
+        :class:`bcast.Context` its nodes run in; ``threads``: a new ``bcast.Context(threads)``
+        for this graph (not both; neither: bcast's default team)."""
         if not cls.supports_device(device):
             raise ValueError(f"bcast.onnx runs on CPU, not {device}")
+        if context is not None and threads is not None:
+            raise TypeError("prepare takes context= or threads=, not both")
+        if threads is not None:
+            context = bcast.Context(threads=threads)
         problems = missing(model)
         if problems:
             first = problems[0].split(": ", 1)
             raise Unsupported(first[0], first[1] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-        return BcastRep(model)
+        return BcastRep(model, context)
 
     @classmethod
     def run_model(cls, model: ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any) -> List[np.ndarray]:

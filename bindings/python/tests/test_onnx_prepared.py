@@ -32,7 +32,7 @@ def check(model, feeds, rep):
 
 
 def static_model():
-    """Eleven nodes of the table, all with static shapes (graph inputs, an initializer, a
+    """Twelve nodes of the table, all with static shapes (graph inputs, an initializer, a
     Constant and a Cast, and the prepared nodes' outputs), float and int32 paths."""
     nodes = [
         helper.make_node("Add", ["x", "y"], ["a"]),                   # (2,3,4) + (3,1)
@@ -45,7 +45,8 @@ def static_model():
         helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(np.array([3, -1, 2, 5], np.int32))),
         helper.make_node("Cast", ["m"], ["mi"], to=I32),
         helper.make_node("BitwiseXor", ["mi", "k"], ["g"]),
-        helper.make_node("Mod", ["g", "k"], ["h"], fmod=1),
+        helper.make_node("Constant", [], ["d2"], value=numpy_helper.from_array(np.array([-3, 2, -2, 3], np.int32))),
+        helper.make_node("Mod", ["g", "d2"], ["h"], fmod=1),          # signs differ: fmod != mod
         helper.make_node("Greater", ["h", "mi"], ["n"]),
         helper.make_node("And", ["n", "m"], ["o"]),
         helper.make_node("Sum", ["f", "e", "a"], ["s"]),
@@ -58,7 +59,7 @@ def static_model():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
-ELTWISE_IN_STATIC = 12  # every node but Constant and Cast
+ELTWISE_IN_STATIC = 12  # every node but the Constants and Cast
 
 
 def feeds_static():

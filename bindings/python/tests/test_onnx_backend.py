@@ -134,3 +134,29 @@ def test_a_graph_far_deeper_than_any_model_runs():
     x = np.array([3, -7], np.int64)
     (y,) = backend.run_model(helper.make_model(graph), [x])
     assert np.array_equal(y, x * (n + 1))
+
+
+def test_node_tests_run_on_prepared_ops():
+    """The node tests above run on prepared ops: every node of bcast's table in their models
+    gets one at load (their models declare every input's dtype and shape), but Equal on
+    strings, which runs unprepared."""
+    import os
+
+    from onnx.backend.test.loader import load_model_tests
+
+    wanted = {n[: -len("_cpu")] for n in NAMES}
+    nodes = prepared = 0
+    unprepared = []
+    for case in load_model_tests(kind="node"):
+        if case.name not in wanted:
+            continue
+        model = onnx.load(os.path.join(case.model_dir, "model.onnx")) if case.model_dir else case.model
+        rep = backend.prepare(model)
+        n = sum(isinstance(backend.OPS.get(node.op_type), backend._Eltwise) for node in model.graph.node)
+        nodes += n
+        prepared += rep.prepared_at_load
+        if rep.prepared_at_load < n:
+            unprepared.append(case.name)
+    assert nodes >= 200, nodes
+    assert sorted(unprepared) == ["test_equal_string", "test_equal_string_broadcast"], unprepared
+    assert prepared == nodes - 2

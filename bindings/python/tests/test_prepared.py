@@ -128,6 +128,33 @@ def test_a_context_and_a_large_run():
         mul(x, s, context="two")
 
 
+def test_threads_share_one_prepared_op():
+    """One prepared op called from several Python threads at once (the GIL released while it
+    runs): every thread gets numpy's result for its own operands."""
+    import threading
+
+    mul = bcast.PreparedOp("multiply", [np.float32] * 2, [(64, 256), (256,)])
+    errors, done = [], []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(20):
+                a = rng.standard_normal((64, 256)).astype(np.float32)
+                b = rng.standard_normal(256).astype(np.float32)
+                assert_bit_equal(mul(a, b), a * b)
+            done.append(seed)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(done) == 8
+
+
 def test_bfloat16():
     ml_dtypes = pytest.importorskip("ml_dtypes")
     bf = ml_dtypes.bfloat16
@@ -158,6 +185,8 @@ def test_call_errors():
         ADD(floats((4, 3)), B)  # another shape, even one that broadcasts
     with pytest.raises(bcast.BroadcastError):
         ADD(A, floats((1,)))
+    with pytest.raises(bcast.BroadcastError, match="f32 and f64"):
+        ADD(A, 1.0)  # a Python float is numpy.asarray'd: float64 (and of shape ())
     with pytest.raises(TypeError):
         ADD(A)  # another count
     with pytest.raises(TypeError):

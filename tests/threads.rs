@@ -226,6 +226,170 @@ fn a_prepared_op_replans_other_layouts_and_refuses_other_operands() {
     );
 }
 
+/// `f` over `a` and `b` broadcast under numpy's rule, one element at a time from the rule's
+/// index relation (`common::expand`), not from bcast.
+fn naive<A: Clone, C>(a: &ArrayD<A>, b: &ArrayD<A>, f: impl Fn(A, A) -> C) -> ArrayD<C> {
+    let out = common::common_shape(&[a.shape().to_vec(), b.shape().to_vec()]).unwrap();
+    let place = |x: &ArrayD<A>| {
+        let (al, _) = common::aligned(x.shape(), &out, &Mode::Numpy).unwrap();
+        common::expand(&x.iter().cloned().collect::<Vec<_>>(), &al, &out)
+    };
+    let (ea, eb) = (place(a), place(b));
+    let v = ea.into_iter().zip(eb).map(|(x, y)| f(x, y)).collect();
+    ArrayD::from_shape_vec(IxDyn(&out), v).unwrap()
+}
+
+/// One prepared op through its three ways in (views into a caller's output, a new tensor,
+/// row-major addresses), each against `want`.
+fn every_way_in(
+    op: EltwiseOp,
+    a: bcast::Tensor,
+    b: bcast::Tensor,
+    want: bcast::Tensor,
+    par: Parallelism<'_>,
+) {
+    let what = format!("{op:?} {:?} {:?} {:?}", a.dtype(), a.shape(), b.shape());
+    let prepared = PreparedOp::new(
+        op,
+        &[(a.dtype(), a.shape()), (b.dtype(), b.shape())],
+        &AutoBroadcast::Numpy,
+    )
+    .unwrap();
+    assert_eq!(prepared.output_shape(), want.shape(), "{what}");
+    assert_eq!(prepared.output_dtype(), want.dtype(), "{what}");
+    let fresh = prepared.run_new(&[a.view(), b.view()], par).unwrap();
+    assert_eq!(fresh, want, "{what}: run_new");
+    // Outputs that differ from `want` everywhere: every element must be written.
+    let scribbled = || match &want {
+        bcast::Tensor::F32(x) => bcast::Tensor::F32(x.mapv(|_| f32::NAN)),
+        bcast::Tensor::F16(x) => bcast::Tensor::F16(x.mapv(|_| bcast::half::f16::NAN)),
+        bcast::Tensor::I32(x) => bcast::Tensor::I32(x.mapv(|v| !v)),
+        bcast::Tensor::U8(x) => bcast::Tensor::U8(x.mapv(|v| !v)),
+        bcast::Tensor::Bool(x) => bcast::Tensor::Bool(x.mapv(|v| !v)),
+        other => panic!("no scribble here for {:?}", other.dtype()),
+    };
+    let mut into = scribbled();
+    prepared
+        .run(&[a.view(), b.view()], into.view_mut(), par)
+        .unwrap();
+    assert_eq!(into, want, "{what}: run");
+    let (ca, cb) = (a.clone(), b.clone());
+    let mut raw = scribbled();
+    let addr = |t: &bcast::Tensor| match t.view() {
+        TensorView::F32(v) => v.as_ptr().cast::<u8>(),
+        TensorView::F16(v) => v.as_ptr().cast::<u8>(),
+        TensorView::I32(v) => v.as_ptr().cast::<u8>(),
+        TensorView::U8(v) => v.as_ptr().cast::<u8>(),
+        TensorView::Bool(v) => v.as_ptr().cast::<u8>(),
+        other => panic!("no address here for {:?}", other.dtype()),
+    };
+    let out_addr = match raw.view_mut() {
+        TensorViewMut::F32(mut v) => v.as_mut_ptr().cast::<u8>(),
+        TensorViewMut::F16(mut v) => v.as_mut_ptr().cast::<u8>(),
+        TensorViewMut::I32(mut v) => v.as_mut_ptr().cast::<u8>(),
+        TensorViewMut::U8(mut v) => v.as_mut_ptr().cast::<u8>(),
+        TensorViewMut::Bool(mut v) => v.as_mut_ptr().cast::<u8>(),
+        other => panic!("no address here for {:?}", other.dtype()),
+    };
+    // SAFETY: row-major tensors of the prepared types and shapes, alive for the call; `raw`
+    // has the output's type and shape and is not read until the call returns.
+    unsafe {
+        prepared
+            .run_row_major(&[addr(&ca), addr(&cb)], out_addr, par)
+            .unwrap();
+    }
+    assert_eq!(raw, want, "{what}: run_row_major");
+}
+
+#[test]
+fn prepared_ops_of_each_kind_of_type_match_a_naive_loop_every_way_in() {
+    use bcast::half::f16;
+    use bcast::Tensor;
+    let team = TeamBuilder::new(2).build().unwrap();
+    let shapes: &[(&[usize], &[usize])] = &[
+        (&[16], &[16]),
+        (&[3, 1, 5], &[4, 1]),
+        (&[2, 300, 64], &[64]),
+        (&[40, 1024], &[40, 1]),
+    ];
+    for par in [Parallelism::Serial, Parallelism::Team(&team)] {
+        for &(sa, sb) in shapes {
+            let (a, b) = arrays(sa, sb);
+            // f32 add and the comparison (a bool output).
+            let want = naive(&a, &b, |x, y| x + y);
+            every_way_in(
+                EltwiseOp::Add,
+                Tensor::F32(a.clone()),
+                Tensor::F32(b.clone()),
+                Tensor::F32(want),
+                par,
+            );
+            let want = naive(&a, &b, |x, y| x < y);
+            every_way_in(
+                EltwiseOp::Less,
+                Tensor::F32(a.clone()),
+                Tensor::F32(b.clone()),
+                Tensor::Bool(want),
+                par,
+            );
+            // f16: the product of two halves is exact in f32, then rounded once.
+            let (ha, hb) = (a.mapv(f16::from_f32), b.mapv(f16::from_f32));
+            let want = naive(&ha, &hb, |x, y| f16::from_f32(x.to_f32() * y.to_f32()));
+            every_way_in(
+                EltwiseOp::Multiply,
+                Tensor::F16(ha),
+                Tensor::F16(hb),
+                Tensor::F16(want),
+                par,
+            );
+            // i32 subtract (wrapping, as the spec's two's complement), and a division, whose
+            // zero-divisor check keeps it off the kernel record: the general path.
+            let (ia, ib) = (
+                a.mapv(|x| (x * 8.0) as i32),
+                b.mapv(|x| (x * 8.0) as i32 | 1),
+            );
+            let want = naive(&ia, &ib, |x: i32, y: i32| x.wrapping_sub(y));
+            every_way_in(
+                EltwiseOp::Subtract,
+                Tensor::I32(ia.clone()),
+                Tensor::I32(ib.clone()),
+                Tensor::I32(want),
+                par,
+            );
+            // Python's floor division: the quotient rounded toward minus infinity.
+            let floor = |x: i32, y: i32| {
+                let q = x / y;
+                if x % y != 0 && ((x < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            };
+            let want = naive(&ia, &ib, floor);
+            every_way_in(
+                EltwiseOp::Divide { pythondiv: true },
+                Tensor::I32(ia),
+                Tensor::I32(ib),
+                Tensor::I32(want),
+                par,
+            );
+            // u8 bitwise and.
+            let (ua, ub) = (
+                a.mapv(|x| (x * 8.0) as i64 as u8),
+                b.mapv(|x| (x * 8.0) as i64 as u8),
+            );
+            let want = naive(&ua, &ub, |x: u8, y: u8| x & y);
+            every_way_in(
+                EltwiseOp::BitwiseAnd,
+                Tensor::U8(ua),
+                Tensor::U8(ub),
+                Tensor::U8(want),
+                par,
+            );
+        }
+    }
+}
+
 /// The parts a `bytes`-byte f32 add is cut into on a host of `threads` whose dispatch costs
 /// 1 us (none: the host was not called).
 fn parts(bytes: usize, threads: usize) -> Option<usize> {

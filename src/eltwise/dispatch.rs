@@ -2,9 +2,11 @@
 //! output fresh or into a caller's view. One dispatch from the element type (the dtype
 //! table) to the op table's kernel for that type's kind.
 
-use ndarray::{ArrayD, ArrayViewD};
+use std::cell::Cell;
 
-use super::exec::{run_select, Fresh, Into, Sink};
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use super::exec::{run_select, DirectRun, Fresh, Into, Sink};
 use super::kernels::{
     bool_bool, bool_same, float_bool, float_pow_mixed, float_same, half_bool, half_pow_mixed,
     half_same, int_bool, int_pow_mixed, int_same, Job, MixedPow,
@@ -146,6 +148,7 @@ trait Kernels: ViewElement + AsExponent {
         par: Parallelism<'_>,
         out: O,
         plan: Option<&EltwisePlan<2>>,
+        keep: Option<&Cell<Option<Box<dyn DirectRun>>>>,
     ) -> Result<O::Ret, BroadcastError>;
 
     /// ONNX Pow with an exponent of another type (see [`MixedPow`]).
@@ -173,6 +176,7 @@ macro_rules! kind_kernels {
             par: Parallelism<'_>,
             out: O,
             plan: Option<&EltwisePlan<2>>,
+            keep: Option<&Cell<Option<Box<dyn DirectRun>>>>,
         ) -> Result<O::Ret, BroadcastError> {
             let job = Job {
                 op,
@@ -181,6 +185,7 @@ macro_rules! kind_kernels {
                 par,
                 dtype: <Self as crate::Element>::DTYPE.name(),
                 plan,
+                keep,
             };
             match op.out() {
                 Out::Same => Ok(O::ret::<Self>($same(&job, out.to::<Self>(op.name())?)?)),
@@ -240,6 +245,7 @@ macro_rules! kernels_impl {
                 _par: Parallelism<'_>,
                 _out: O,
                 _plan: Option<&EltwisePlan<2>>,
+                _keep: Option<&Cell<Option<Box<dyn DirectRun>>>>,
             ) -> Result<O::Ret, BroadcastError> {
                 Err(BroadcastError::UnsupportedType {
                     op: op.name(),
@@ -299,7 +305,7 @@ fn run_planned<O: Output>(
         mapped(
             inputs,
             T::view_of,
-            |views| T::run(op, views, spec, par, out, plan),
+            |views| T::run(op, views, spec, par, out, plan, None),
             || Err(mismatch(op.name(), dtype, dtype)),
         )
     })
@@ -649,4 +655,41 @@ pub(crate) fn run_prepared_into(
     plan: Option<&EltwisePlan<2>>,
 ) -> Result<(), BroadcastError> {
     run_planned(op, inputs, spec, IntoView(out), par, plan)
+}
+
+/// The kernel record of `op` on two operands of `dtype` ([`DirectRun`]), for a prepared op:
+/// the op runs once on two empty operands under the numpy rule, through the very dispatch
+/// and op table every call takes, and keeps the kernel it chose. `None` where the op is not
+/// a two-operand op of the table on that type, or refuses operands (integer division).
+pub(crate) fn direct_binary(op: EltwiseOp, dtype: DType) -> Option<Box<dyn DirectRun>> {
+    if !matches!(op.shape(), Shape::Binary | Shape::Mixed) || op.output_dtype(dtype).is_err() {
+        return None;
+    }
+    let keep = Cell::new(None);
+    dtype_dispatch!(dtype, T => {
+        let empty = ArrayViewD::<T>::from_shape(IxDyn(&[0]), &[]).ok()?;
+        let ran = T::run(
+            op,
+            &[&empty, &empty],
+            &AutoBroadcast::Numpy,
+            Parallelism::Serial,
+            NewTensor,
+            None,
+            Some(&keep),
+        );
+        ran.ok()?;
+    });
+    keep.into_inner()
+        .filter(|record| record.dtypes() == (dtype, op.output_dtype(dtype).unwrap_or(dtype)))
+}
+
+/// [`run_prepared_into`] into a new tensor.
+pub(crate) fn run_prepared_new(
+    op: EltwiseOp,
+    inputs: &[TensorView<'_>],
+    spec: &AutoBroadcast,
+    par: Parallelism<'_>,
+    plan: Option<&EltwisePlan<2>>,
+) -> Result<Tensor, BroadcastError> {
+    run_planned(op, inputs, spec, NewTensor, par, plan)
 }

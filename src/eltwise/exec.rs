@@ -30,14 +30,16 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 use super::kinds::{InstructionRounding, PortableRounding, QuantizeBody};
 use super::plan::{EltwisePlan, RowKind};
 use crate::auto_broadcast::AutoBroadcast;
+use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::isa::Avx2;
 #[cfg(all(target_arch = "x86_64", bcast_avx512))]
 use crate::exec::isa::Avx512;
 use crate::exec::{
     as_init, copy_streaming_unfenced, for_each_chunk, guarded, per_line, prefetch_ahead, reserve,
-    store_fence, stream_eltwise_stores, Ahead, ArithmeticWidth, Odometer, Parallelism, Slot,
-    Strategy, STRING_COST_BYTES,
+    runs_inline, store_fence, stream_eltwise_stores, Ahead, ArithmeticWidth, Odometer, Parallelism,
+    Slot, Strategy, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -75,6 +77,19 @@ impl<'a, T> Operand<'a, T> {
     pub(super) fn of(view: &ArrayViewD<'a, T>) -> Self {
         Operand {
             ptr: view.as_ptr(),
+            _life: PhantomData,
+        }
+    }
+
+    /// An operand at `ptr`, the first element of memory laid out as the plan it is walked
+    /// with was built for (a prepared op's row-major buffer).
+    ///
+    /// # Safety
+    /// Every offset the plan walks to from `ptr` is an element of type `T`, initialised and
+    /// not written for `'a`.
+    pub(super) unsafe fn from_ptr(ptr: *const T) -> Self {
+        Operand {
+            ptr,
             _life: PhantomData,
         }
     }
@@ -712,6 +727,10 @@ fn write_chunks<C: Send, S: Slot<C>>(
     cost_bytes: usize,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
+    if runs_inline(out.len().saturating_mul(cost_bytes)) {
+        writer.chunk(0, out);
+        return Ok(());
+    }
     let size = std::mem::size_of::<C>();
     let plain = !std::mem::needs_drop::<C>() && size > 0;
     if !(plain && stream_eltwise_stores(out.len().saturating_mul(size))) {
@@ -934,6 +953,92 @@ where
         wide: wide_at(wide, plan.len().saturating_mul(std::mem::size_of::<C>())),
     };
     sink.finish(plan, &writer)
+}
+
+/// A prepared two-operand op's kernel record (see [`super::prepared`]): its kernel with every
+/// choice a call would make before the walk already made (the op's block functions for each
+/// ISA, the strategy's AVX2 reading), run on the prepared buffers' pointers through the plan
+/// built for them. Only for ops that refuse no operand (no zero-divisor check).
+pub(crate) trait DirectRun: Send + Sync {
+    /// The operands' element type and the output's.
+    fn dtypes(&self) -> (DType, DType);
+
+    /// Writes the op's output for `plan` into `out`.
+    ///
+    /// # Safety
+    /// `a` and `b` point to the first elements of operands of the record's operand type laid
+    /// out as `plan` was built for, initialised and not written during the call; `out` points
+    /// to `plan.len()` writable elements of the record's output type (any contents), which
+    /// overlap neither operand.
+    unsafe fn run(
+        &self,
+        plan: &EltwisePlan<2>,
+        a: *const u8,
+        b: *const u8,
+        out: *mut u8,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError>;
+}
+
+/// [`DirectRun`] for a kernel of operand type `T` and output type `C`.
+pub(crate) struct DirectBinary<T, C, K> {
+    kernel: K,
+    wide: Option<(Avx2, usize)>,
+    _types: PhantomData<fn(T) -> C>,
+}
+
+impl<T, C, K> DirectBinary<T, C, K> {
+    /// The record of `kernel` with the strategy's [`wide_isa`] reading `wide`.
+    pub(crate) fn new(kernel: K, wide: Option<(Avx2, usize)>) -> Self {
+        DirectBinary {
+            kernel,
+            wide,
+            _types: PhantomData,
+        }
+    }
+}
+
+impl<T, C, K> DirectRun for DirectBinary<T, C, K>
+where
+    T: Element + Copy + Sync,
+    C: Element + Copy + Send,
+    K: BinaryKernel<T, T, C> + Send,
+{
+    fn dtypes(&self) -> (DType, DType) {
+        (T::DTYPE, C::DTYPE)
+    }
+
+    unsafe fn run(
+        &self,
+        plan: &EltwisePlan<2>,
+        a: *const u8,
+        b: *const u8,
+        out: *mut u8,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        let len = plan.len();
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract: `out` holds `len` writable elements of `C`, which
+        // `MaybeUninit<C>` has the layout of, and nothing else reads or writes them during
+        // the call; the writers store only whole valid `C`s.
+        let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<MaybeUninit<C>>(), len) };
+        let writer = BinaryWriter {
+            plan,
+            // SAFETY: the caller's contract: `a` and `b` are laid out as `plan` was built for.
+            ops: unsafe {
+                (
+                    Operand::from_ptr(a.cast::<T>()),
+                    Operand::from_ptr(b.cast::<T>()),
+                )
+            },
+            kernel: &self.kernel,
+            par,
+            wide: wide_at(self.wide, len.saturating_mul(std::mem::size_of::<C>())),
+        };
+        write_guarded(&writer, out)
+    }
 }
 
 struct BinaryWriter<'p, 'v, A, B, K> {

@@ -18,7 +18,7 @@ use ndarray::{ArrayViewD, Axis};
 
 use super::exec::{
     run_binary, run_binary_planned, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows,
-    Fold, FoldPass, PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
+    DirectBinary, DirectRun, Fold, FoldPass, PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
 };
 use super::half::{Half, ViaF32};
 use super::kinds::{
@@ -36,6 +36,7 @@ use crate::dtype::dtype_table;
 use crate::error::BroadcastError;
 use crate::exec::isa::Avx2;
 use crate::exec::{uninit_slots, Parallelism, Slot};
+use std::cell::Cell;
 use std::mem::MaybeUninit;
 
 /// One run of an op on operands of one element type.
@@ -48,6 +49,9 @@ pub(crate) struct Job<'s, 'a, T> {
     /// A two-operand op's plan, built when the op was prepared from exactly these operands'
     /// shapes and strides under its resolved rule (see [`super::prepared`]).
     pub(crate) plan: Option<&'s EltwisePlan<2>>,
+    /// Where a prepared op keeps the kernel record of a two-operand op ([`DirectRun`]), made
+    /// as the op runs once on empty operands at preparation; `None` for every other call.
+    pub(crate) keep: Option<&'s Cell<Option<Box<dyn DirectRun>>>>,
 }
 
 /// `op` does not take `dtype` (its row has no body for the type's kind).
@@ -119,8 +123,8 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         sink: D,
     ) -> Result<D::Out, BroadcastError>
     where
-        T: PartialEq + Default,
-        C: Copy + Send,
+        T: PartialEq + Default + crate::Element,
+        C: Copy + Send + crate::Element,
         D: Sink<C>,
     {
         // One reading of the strategy serves the block kernels and the walk.
@@ -133,6 +137,12 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
             block: block_fn(self.op, None),
             wide_block: wide.map(|(isa, from)| (block_fn(self.op, Some(isa)), from)),
         };
+        if let (Some(keep), false) = (self.keep, refuse_zero) {
+            keep.set(Some(Box::new(DirectBinary::<T, C, _>::new(
+                kernel.clone(),
+                wide,
+            ))));
+        }
         self.binary(&kernel, sink, wide)
     }
 
@@ -182,6 +192,13 @@ pub(crate) struct TableBinary<T, C> {
     /// The AVX2 build, where the strategy and the CPU run it, and the output bytes from
     /// which a call uses it (`Strategy::wide_eltwise_from`).
     wide_block: Option<(BlockFn<T, C>, usize)>,
+}
+
+// By hand: a derive would ask `T: Clone` and `C: Clone` of what are only fn pointers' types.
+impl<T, C> Clone for TableBinary<T, C> {
+    fn clone(&self) -> Self {
+        TableBinary { ..*self }
+    }
 }
 
 impl<T, C> TableBinary<T, C> {

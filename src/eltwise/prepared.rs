@@ -8,15 +8,22 @@
 //! between calls: that each buffer has the prepared type, shape and strides (a view of
 //! another layout still runs, planned again for that call).
 
-use super::dispatch::run_prepared_into;
+use std::sync::Arc;
+
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
+
+use super::dispatch::{direct_binary, run_prepared_into, run_prepared_new};
+use super::exec::DirectRun;
 use super::plan::EltwisePlan;
 use super::rule::{eltwise_output_shape, resolve};
 use super::table::{EltwiseOp, Shape};
 use super::view::{TensorView, TensorViewMut};
 use crate::auto_broadcast::AutoBroadcast;
-use crate::dtype::DType;
+use crate::dtype::{dtype_dispatch, DType};
+use crate::element::Element;
 use crate::error::{BroadcastError, Dims};
 use crate::exec::Parallelism;
+use crate::tensor::Tensor;
 
 /// An element-wise op of the table, checked and planned for its operands' element types and
 /// shapes, run many times on new buffers.
@@ -62,6 +69,9 @@ pub struct PreparedOp {
 struct Planned {
     plan: EltwisePlan<2>,
     strides: [Vec<isize>; 2],
+    /// The op's kernel record for this type, where the op refuses no operand: a run on
+    /// buffers of the planned layout goes straight to the plan walk with it.
+    direct: Option<Arc<dyn DirectRun>>,
 }
 
 impl std::fmt::Debug for Planned {
@@ -113,7 +123,12 @@ impl PreparedOp {
                     let strides = [row_major_strides(sa), row_major_strides(sb)];
                     let mut plan = EltwisePlan::<2>::empty();
                     plan.build([sa, sb], [&strides[0], &strides[1]], 0, &rule.spec, true)?;
-                    Some(Box::new(Planned { plan, strides }))
+                    let direct = direct_binary(op, *da).map(Arc::from);
+                    Some(Box::new(Planned {
+                        plan,
+                        strides,
+                        direct,
+                    }))
                 }
             }
             _ => None,
@@ -169,6 +184,71 @@ impl PreparedOp {
         out: TensorViewMut<'_>,
         par: Parallelism<'_>,
     ) -> Result<(), BroadcastError> {
+        let planned = self.check_inputs(inputs)?;
+        let mut out = out;
+        if let Some((p, direct)) = planned.and_then(|p| Some((p, p.direct.as_deref()?))) {
+            self.check_out(&out)?;
+            if let Some(to) = out.row_major_ptr() {
+                // SAFETY: the inputs have the prepared types, shapes and strides, for which
+                // the plan was built, and are borrowed for the call; `to` is the first of the
+                // output's elements (its type and shape checked), a row-major view borrowed
+                // mutably, so no input overlaps it.
+                return unsafe {
+                    direct.run(&p.plan, inputs[0].data_ptr(), inputs[1].data_ptr(), to, par)
+                };
+            }
+        }
+        run_prepared_into(
+            self.op,
+            inputs,
+            &self.spec,
+            out,
+            par,
+            planned.map(|p| &p.plan),
+        )
+    }
+
+    /// [`PreparedOp::run`] into a new tensor.
+    ///
+    /// # Errors
+    /// As [`PreparedOp::run`], and [`BroadcastError::Allocation`] when the output cannot be
+    /// allocated.
+    pub fn run_new(
+        &self,
+        inputs: &[TensorView<'_>],
+        par: Parallelism<'_>,
+    ) -> Result<Tensor, BroadcastError> {
+        let planned = self.check_inputs(inputs)?;
+        if let Some((p, direct)) = planned.and_then(|p| Some((p, p.direct.as_deref()?))) {
+            return dtype_dispatch!(self.out_dtype, C => {
+                let len = p.plan.len();
+                let mut values: Vec<C> = crate::exec::reserve(len, &self.out_shape, true)?;
+                // SAFETY: the inputs have the prepared types, shapes and strides, for which
+                // the plan was built; the record's output type is the op's (checked when it
+                // was kept), which `C` is, and the new vector's spare room holds `len` of them.
+                unsafe {
+                    direct.run(
+                        &p.plan,
+                        inputs[0].data_ptr(),
+                        inputs[1].data_ptr(),
+                        values.spare_capacity_mut().as_mut_ptr().cast::<u8>(),
+                        par,
+                    )?;
+                    // SAFETY: the run returned Ok: every one of the `len` slots was written.
+                    values.set_len(len);
+                }
+                let array = ArrayD::from_shape_vec(IxDyn(&self.out_shape), values)
+                    .expect("the output holds the product of its shape");
+                Ok(C::into_tensor(array))
+            });
+        }
+        run_prepared_new(self.op, inputs, &self.spec, par, planned.map(|p| &p.plan))
+    }
+
+    /// Refuses inputs of another count, element type or shape than prepared; the plan, when
+    /// the inputs are laid out as it was built for (a view of another layout, a transposed
+    /// one say, is planned again).
+    fn check_inputs(&self, inputs: &[TensorView<'_>]) -> Result<Option<&Planned>, BroadcastError> {
         if inputs.len() != self.dtypes.len() {
             return Err(BroadcastError::Arity {
                 op: self.op.name(),
@@ -197,15 +277,99 @@ impl PreparedOp {
                 });
             }
         }
-        // The plan holds for the strides it was built from; a view of another layout (a
-        // transposed one, say) is planned again.
-        let plan = self.planned.as_deref().and_then(|p| {
-            let same = inputs[0].strides() == p.strides[0].as_slice()
-                && inputs[1].strides() == p.strides[1].as_slice();
-            same.then_some(&p.plan)
-        });
-        run_prepared_into(self.op, inputs, &self.spec, out, par, plan)
+        Ok(self.planned.as_deref().filter(|p| {
+            inputs[0].strides() == p.strides[0].as_slice()
+                && inputs[1].strides() == p.strides[1].as_slice()
+        }))
     }
+
+    /// Runs the op on row-major buffers given by their addresses, for bindings that hold
+    /// their callers' memory as pointers (the C library): no views are built when the op has
+    /// a kernel record.
+    ///
+    /// # Errors
+    /// [`BroadcastError::Arity`] for another number of inputs than prepared; as
+    /// [`PreparedOp::run`] otherwise.
+    ///
+    /// # Safety
+    /// `inputs[i]` is the address of operand `i`: row-major, of the prepared element type and
+    /// shape (its elements initialised; a `bool` byte 0 or 1), non-null and aligned even when
+    /// it has no elements, and not written during the call. `out` is the address of a
+    /// row-major output of the output's element type and shape, non-null and aligned,
+    /// writable, overlapping no input, and not otherwise accessed during the call.
+    pub unsafe fn run_row_major(
+        &self,
+        inputs: &[*const u8],
+        out: *mut u8,
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        if inputs.len() != self.dtypes.len() {
+            return Err(BroadcastError::Arity {
+                op: self.op.name(),
+                expected: "the prepared operand count",
+                got: inputs.len(),
+            });
+        }
+        if let (Some(p), [a, b]) = (self.planned.as_deref(), inputs) {
+            if let Some(direct) = p.direct.as_deref() {
+                // SAFETY: the caller's contract: the buffers are row-major of the prepared
+                // shapes, the layout the plan was built for.
+                return unsafe { direct.run(&p.plan, *a, *b, out, par) };
+            }
+        }
+        let mut views: Vec<TensorView<'_>> = crate::exec::reserve(inputs.len(), &[], false)?;
+        for ((&ptr, &dtype), shape) in inputs.iter().zip(&self.dtypes).zip(&self.shapes) {
+            // SAFETY: the caller's contract on each input.
+            views.push(unsafe { view_at(dtype, ptr, shape) });
+        }
+        // SAFETY: the caller's contract on `out`.
+        let out = unsafe { view_mut_at(self.out_dtype, out, &self.out_shape) };
+        self.run(&views, out, par)
+    }
+
+    /// Refuses an output of another element type or shape than the op's.
+    fn check_out(&self, out: &TensorViewMut<'_>) -> Result<(), BroadcastError> {
+        if out.dtype() != self.out_dtype {
+            return Err(BroadcastError::DTypeMismatch {
+                op: self.op.name(),
+                left: self.out_dtype.name(),
+                right: out.dtype().name(),
+            });
+        }
+        if out.shape() != self.out_shape.as_slice() {
+            return Err(BroadcastError::OutputShape {
+                expected: Dims(self.out_shape.clone()),
+                actual: Dims(out.shape().to_vec()),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A row-major view of `shape` of `dtype` at `ptr`.
+///
+/// # Safety
+/// As [`PreparedOp::run_row_major`]'s inputs.
+unsafe fn view_at<'a>(dtype: DType, ptr: *const u8, shape: &[usize]) -> TensorView<'a> {
+    dtype_dispatch!(dtype, T => {
+        // SAFETY: the caller's contract: `ptr` is non-null, aligned and holds the shape's
+        // elements, row-major.
+        TensorView::from(unsafe { ArrayViewD::<T>::from_shape_ptr(IxDyn(shape), ptr.cast::<T>()) })
+    })
+}
+
+/// A row-major writable view of `shape` of `dtype` at `ptr`.
+///
+/// # Safety
+/// As [`PreparedOp::run_row_major`]'s output.
+unsafe fn view_mut_at<'a>(dtype: DType, ptr: *mut u8, shape: &[usize]) -> TensorViewMut<'a> {
+    dtype_dispatch!(dtype, T => {
+        // SAFETY: the caller's contract: `ptr` is non-null, aligned, holds the shape's
+        // elements, row-major, and nothing else accesses them during the call.
+        TensorViewMut::from(unsafe {
+            ArrayViewMutD::<T>::from_shape_ptr(IxDyn(shape), ptr.cast::<T>())
+        })
+    })
 }
 
 /// The output's element type of `op` on operands of `dtypes` (Select: `then`'s).

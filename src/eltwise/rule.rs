@@ -202,5 +202,15 @@ pub fn eltwise_output_shape(
 ) -> Result<Vec<usize>, BroadcastError> {
     op.check_arity(shapes.len())?;
     op.check_attributes()?;
+    // What `place` computes of the output, without placing each operand (a C or Python call
+    // asks for the shape on every call): Select's order and PRelu's channel slope need the
+    // placement.
+    if op.shape() != Shape::Select {
+        let resolved = resolve(op, spec, shapes)?;
+        if !resolved.channel {
+            let pairwise = shapes.len() == 2 && op.shape() != Shape::Fold;
+            return Ok(operand_starts(shapes, 0, &resolved.spec, pairwise)?.0);
+        }
+    }
     Ok(place(op, spec, shapes)?.out_shape)
 }

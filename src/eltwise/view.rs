@@ -47,6 +47,12 @@ macro_rules! define_views {
                 match self { $(TensorView::$v(a) => a.strides(),)* }
             }
 
+            /// The address of the view's first element (where its strides count from).
+            #[inline]
+            pub(crate) fn data_ptr(&self) -> *const u8 {
+                match self { $(TensorView::$v(a) => a.as_ptr().cast::<u8>(),)* }
+            }
+
             /// The same view, borrowed for a shorter lifetime (views of different lifetimes
             /// then go in one slice).
             pub fn reborrow(&self) -> TensorView<'_> {
@@ -64,6 +70,14 @@ macro_rules! define_views {
             /// The shape.
             pub fn shape(&self) -> &[usize] {
                 match self { $(TensorViewMut::$v(a) => a.shape(),)* }
+            }
+
+            /// The address of the first element when the view is row-major and contiguous.
+            #[inline]
+            pub(crate) fn row_major_ptr(&mut self) -> Option<*mut u8> {
+                match self {
+                    $(TensorViewMut::$v(a) => a.as_slice_mut().map(|s| s.as_mut_ptr().cast::<u8>()),)*
+                }
             }
         }
 

@@ -29,7 +29,7 @@ pub use machine::{Machine, Policy};
 pub use odometer::Odometer;
 pub use parallel::{for_each_chunk, threads, threads_for, with_tuning, Tuning};
 pub(crate) use parallel::{
-    stream_eltwise_stores, stream_stores, threads_for_rayon, CHUNKS_PER_THREAD,
+    runs_inline, stream_eltwise_stores, stream_stores, threads_for_rayon, CHUNKS_PER_THREAD,
 };
 pub(crate) use prefetch::{per_line, prefetch_ahead, Ahead};
 pub(crate) use scratch::with_zeroed;

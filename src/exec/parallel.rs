@@ -108,6 +108,18 @@ pub(crate) fn stream_eltwise_stores(bytes: usize) -> bool {
     })
 }
 
+/// Whether a job of `bytes` runs on the calling thread whatever the parallelism: below the
+/// least share any pool is given ([`Policy::min_dispatch_bytes`]; a rayon pool's line,
+/// [`Policy::serial_below_bytes`], is higher) and below the streaming threshold, with no
+/// [`Tuning`] in force. The executors then skip their choice of threads, chunks and stores:
+/// for the smallest calls that choice costs more than the work.
+#[inline]
+pub(crate) fn runs_inline(bytes: usize) -> bool {
+    let policy = Policy::get();
+    bytes < policy.min_dispatch_bytes.min(policy.stream_from_bytes)
+        && TUNING.with(Cell::get) == Tuning::DEFAULT
+}
+
 /// The threads an executor uses on `par` for a job of about `bytes` of memory traffic.
 ///
 /// On a rayon pool, the machine's [`Policy::threads_for`] (with a [`Tuning`]'s

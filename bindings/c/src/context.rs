@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bcast::exec::{Context, ParallelFor, TeamBuilder};
-use bcast::{DType, PreparedOp, TensorView};
+use bcast::{DType, PreparedOp};
 
 use crate::eltwise::{
-    collect, in_view, op_of, operands, out_view, spec_of, AutoBroadcastCode, EltwiseOpCode,
+    collect, in_buffer, op_of, operands, out_buffer, spec_of, AutoBroadcastCode, EltwiseOpCode,
+    Span,
 };
 use crate::error::{bcast_status, guard, Error};
 use crate::plan::write_shape;
@@ -246,7 +247,10 @@ pub unsafe extern "C" fn bcast_context_free(ctx: *mut bcast_context) {
 pub struct bcast_op {
     op: PreparedOp,
     ctx: Arc<Context>,
-    dtypes: Vec<DType>,
+    /// Each operand's element type and element count.
+    inputs: Vec<(DType, usize)>,
+    /// The output's element count.
+    out_len: usize,
 }
 
 /// Prepares `op` on `n_inputs` operands of element types `dtypes` and shapes `shapes`
@@ -317,10 +321,16 @@ pub unsafe extern "C" fn bcast_op_create(
         let spec = spec_of(ab, axis, F)?;
         let list = collect(operands.iter().map(|(d, s)| (*d, s.as_slice())), F)?;
         let prepared = PreparedOp::new(eltwise_op, &list, &spec)?;
+        let inputs = operands
+            .iter()
+            .map(|(d, s)| Ok((*d, bcast::checked_len(s)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let out_len = bcast::checked_len(prepared.output_shape())?;
         let boxed = Box::new(bcast_op {
-            dtypes: operands.iter().map(|(d, _)| *d).collect(),
             op: prepared,
             ctx,
+            inputs,
+            out_len,
         });
         // SAFETY: non-NULL; the caller's pointer.
         unsafe { op_out.write_unaligned(Box::into_raw(boxed)) };
@@ -389,8 +399,8 @@ pub unsafe extern "C" fn bcast_op_run(
     })
 }
 
-/// [`bcast_op_run`]'s body: views of the caller's buffers (on the stack for two operands),
-/// then the prepared op.
+/// [`bcast_op_run`]'s body: each buffer checked (NULL, alignment, bool bytes, overlap) and
+/// handed to the prepared op as an address; no views are built.
 ///
 /// # Safety
 /// As [`bcast_op_run`].
@@ -401,53 +411,62 @@ unsafe fn run_op(
     capacity: usize,
 ) -> Result<(), Error> {
     const F: &str = "bcast_op_run";
-    let n = op.dtypes.len();
+    /// Operands checked on the stack; more (a variadic op's) in a vector.
+    const ON_STACK: usize = 5;
+    const NAMES: [&str; ON_STACK] = [
+        "inputs[0]",
+        "inputs[1]",
+        "inputs[2]",
+        "inputs[3]",
+        "inputs[4]",
+    ];
+    let n = op.inputs.len();
     // SAFETY: the caller's contract: `n` readable pointers.
     let ptrs = unsafe { crate::eltwise::per_operand(inputs, n, F, "inputs")? };
-    let mut operands = op.op.operands();
-    let out_dtype = op.op.output_dtype();
-    let ctx = &op.ctx;
-    if let ([pa, pb], Some((da, sa)), Some((db, sb))) = (ptrs, operands.next(), operands.next()) {
-        // SAFETY: the caller's contract on each buffer.
-        let ((a, span_a), (b, span_b)) = unsafe {
-            (
-                in_view(da, *pa, sa, F, "inputs[0]")?,
-                in_view(db, *pb, sb, F, "inputs[1]")?,
-            )
+    let mut addr_stack = [std::ptr::null::<u8>(); ON_STACK];
+    let mut span_stack: [Span; ON_STACK] = [(0, 0); ON_STACK];
+    let (mut addr_heap, mut span_heap) = (Vec::new(), Vec::new());
+    let (addrs, spans): (&mut [*const u8], &mut [Span]) = if n <= ON_STACK {
+        (&mut addr_stack[..n], &mut span_stack[..n])
+    } else {
+        let no_memory = |_| crate::eltwise::no_memory(F);
+        addr_heap.try_reserve_exact(n).map_err(no_memory)?;
+        span_heap.try_reserve_exact(n).map_err(no_memory)?;
+        addr_heap.resize(n, std::ptr::null::<u8>());
+        span_heap.resize(n, (0, 0));
+        (&mut addr_heap, &mut span_heap)
+    };
+    for (i, (&p, &(dtype, len))) in ptrs.iter().zip(&op.inputs).enumerate() {
+        let named;
+        let what = match NAMES.get(i) {
+            Some(name) => *name,
+            None => {
+                named = format!("inputs[{i}]");
+                named.as_str()
+            }
         };
-        // SAFETY: the caller's contract on `out`.
-        let out = unsafe {
-            out_view(
-                out_dtype,
-                out,
-                capacity,
-                op.op.output_shape(),
-                &[span_a, span_b],
-                F,
-            )?
-        };
-        ctx.run(|par| op.op.run(&[a, b], out, par))?;
-        return Ok(());
-    }
-    let shapes: Vec<&[usize]> = op.op.operands().map(|(_, s)| s).collect();
-    let mut views: Vec<TensorView<'_>> = Vec::new();
-    let mut spans = Vec::new();
-    views
-        .try_reserve_exact(n)
-        .map_err(|_| crate::eltwise::no_memory(F))?;
-    spans
-        .try_reserve_exact(n)
-        .map_err(|_| crate::eltwise::no_memory(F))?;
-    for (i, ((&p, &d), s)) in ptrs.iter().zip(&op.dtypes).zip(&shapes).enumerate() {
-        let what = format!("inputs[{i}]");
         // SAFETY: the caller's contract on each buffer.
-        let (v, span) = unsafe { in_view(d, p, s, F, &what)? };
-        views.push(v);
-        spans.push(span);
+        (addrs[i], spans[i]) = unsafe { in_buffer(dtype, p, len, F, what)? };
     }
     // SAFETY: the caller's contract on `out`.
-    let out = unsafe { out_view(out_dtype, out, capacity, op.op.output_shape(), &spans, F)? };
-    ctx.run(|par| op.op.run(&views, out, par))?;
+    let out = unsafe {
+        out_buffer(
+            op.op.output_dtype(),
+            out,
+            capacity,
+            op.op.output_shape(),
+            op.out_len,
+            spans,
+            F,
+        )?
+    };
+    op.ctx.run(|par| {
+        // SAFETY: every input was checked to be non-NULL (or empty: a dangling address),
+        // aligned and of its prepared element count, a bool byte 0 or 1; `out` holds the
+        // output's count, aligned, and overlaps no input; the caller's contract keeps them
+        // alive and unwritten (the output: not otherwise accessed) for the call.
+        unsafe { op.op.run_row_major(addrs, out, par) }
+    })?;
     Ok(())
 }
 

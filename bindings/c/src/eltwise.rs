@@ -268,20 +268,78 @@ pub(crate) unsafe fn in_view<'a>(
     what: &str,
 ) -> Result<(TensorView<'a>, Span), Error> {
     let len = bcast::checked_len(shape)?;
+    // SAFETY: the caller's contract.
+    let (addr, span) = unsafe { in_buffer(dtype, ptr, len, func, what)? };
+    with_dtype!(dtype, T => {
+        // SAFETY: `in_buffer` checked the address (non-NULL or dangling for none, aligned),
+        // the bytes of a bool, and that it holds the shape's element count, row-major;
+        // readable for 'a (the contract). (ndarray's safe constructor would measure the
+        // slice again, a visible share of a tiny call.)
+        let v = unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape), addr.cast::<T>()) };
+        Ok((TensorView::from(v), span))
+    }, other => Err(no_code(other, func)))
+}
+
+/// The caller's operand of `dtype` and `len` elements, checked as [`in_view`] checks it, as
+/// the address of its first element (a dangling, aligned one when it has none) and its span:
+/// for a prepared op, which needs no view.
+///
+/// # Safety
+/// As [`in_view`].
+pub(crate) unsafe fn in_buffer(
+    dtype: DType,
+    ptr: *const c_void,
+    len: usize,
+    func: &str,
+    what: &str,
+) -> Result<(*const u8, Span), Error> {
     if dtype == DType::Bool {
-        // SAFETY: the caller's contract. Every byte is checked to be 0 or 1 (a valid `bool`)
-        // before the buffer is read as `bool` below.
+        // SAFETY: the caller's contract.
         unsafe { bool_buffer(ptr, len, func, what)? };
     }
     with_dtype!(dtype, T => {
-        // SAFETY: the caller's contract (a bool buffer was checked above).
+        // SAFETY: the caller's contract.
         let s = unsafe { src_buffer::<T>(ptr, len, func, what)? };
-        let span = (
-            s.as_ptr() as usize,
-            s.as_ptr() as usize + std::mem::size_of_val(s),
-        );
-        let v = ArrayViewD::from_shape(IxDyn(shape), s).expect("the slice holds the shape's count");
-        Ok((TensorView::from(v), span))
+        let start = s.as_ptr() as usize;
+        Ok((s.as_ptr().cast::<u8>(), (start, start + std::mem::size_of_val(s))))
+    }, other => Err(no_code(other, func)))
+}
+
+/// The caller's output of `dtype` and `len` elements, checked as [`out_view`] checks it, as
+/// the address of its first element (a dangling, aligned one when it has none).
+///
+/// # Safety
+/// As [`out_view`].
+pub(crate) unsafe fn out_buffer(
+    dtype: DType,
+    ptr: *mut c_void,
+    capacity: usize,
+    shape: &[usize],
+    len: usize,
+    inputs: &[Span],
+    func: &str,
+) -> Result<*mut u8, Error> {
+    if capacity < len {
+        return Err(Error::new(
+            bcast_status::BCAST_ERR_CAPACITY,
+            format!(
+                "{func}: the output {shape:?} has {len} elements but out_capacity_elems is \
+                 {capacity}"
+            ),
+        ));
+    }
+    with_dtype!(dtype, T => {
+        // SAFETY: the caller's contract; `len <= capacity`. The overlap with every operand is
+        // checked below.
+        let s = unsafe { dst_buffer::<T>(ptr, len, &[], func, "out")? };
+        let (d0, d1) = (s.as_ptr() as usize, s.as_ptr() as usize + std::mem::size_of_val(s));
+        if inputs.iter().any(|&(s0, s1)| s0 < s1 && d0 < s1 && s0 < d1) {
+            return Err(Error::new(
+                bcast_status::BCAST_ERR_INVALID,
+                format!("{func}: out overlaps an input buffer"),
+            ));
+        }
+        Ok(s.as_mut_ptr().cast::<u8>())
     }, other => Err(no_code(other, func)))
 }
 
@@ -308,32 +366,15 @@ pub(crate) unsafe fn out_view<'a>(
     func: &str,
 ) -> Result<TensorViewMut<'a>, Error> {
     let len = bcast::checked_len(shape)?;
-    if capacity < len {
-        return Err(Error::new(
-            bcast_status::BCAST_ERR_CAPACITY,
-            format!(
-                "{func}: the output {shape:?} has {len} elements but out_capacity_elems is \
-                 {capacity}"
-            ),
-        ));
-    }
+    // SAFETY: the caller's contract.
+    let addr = unsafe { out_buffer(dtype, ptr, capacity, shape, len, inputs, func)? };
     with_dtype!(dtype, T => {
-        // SAFETY: the caller's contract; `len <= capacity`. No source slice is passed
-        // (`&[]`): the overlap with every operand is checked below.
-        let s = unsafe { dst_buffer::<T>(ptr, len, &[], func, "out")? };
-        let (d0, d1) = (
-            s.as_ptr() as usize,
-            s.as_ptr() as usize + std::mem::size_of_val(s),
-        );
-        if inputs.iter().any(|&(s0, s1)| s0 < s1 && d0 < s1 && s0 < d1) {
-            return Err(Error::new(
-                bcast_status::BCAST_ERR_INVALID,
-                format!("{func}: out overlaps an input buffer"),
-            ));
-        }
-        Ok(TensorViewMut::from(
-            ArrayViewMutD::from_shape(IxDyn(shape), s).expect("the slice holds the shape's count"),
-        ))
+        // SAFETY: `out_buffer` checked the address (non-NULL or dangling for none, aligned),
+        // that the capacity holds the shape's element count, and the overlap; writable and
+        // unaliased for 'a (the contract).
+        Ok(TensorViewMut::from(unsafe {
+            ArrayViewMutD::from_shape_ptr(IxDyn(shape), addr.cast::<T>())
+        }))
     }, other => Err(no_code(other, func)))
 }
 
@@ -437,6 +478,21 @@ impl Evaluation for OneOp<'_> {
     }
 }
 
+/// [`evaluate`]'s body for the operands named, each list an array on the stack; the operands
+/// are read in order (the first refused one is the error, returned from the function it is
+/// used in). An `unsafe` block's contents: the caller's contract is [`evaluate`]'s.
+macro_rules! evaluate_fixed {
+    ($evaluation:expr, [$($o:ident),+], $out:expr, $capacity:expr, $threads:expr, $func:expr) => {{
+        let out_dtype = $evaluation.output_dtype(&[$($o.dtype),+])?;
+        let threads = self::threads($threads, $func)?;
+        let shape = $evaluation.output_shape(&[$($o.shape),+])?;
+        $(let $o = in_view($o.dtype, $o.data, $o.shape, $func, $o.what)?;)+
+        let out = out_view(out_dtype, $out, $capacity, &shape, &[$($o.1),+], $func)?;
+        $evaluation.evaluate_into(&[$($o.0),+], out, threads.parallelism())?;
+        Ok(())
+    }};
+}
+
 /// `evaluation` on `operands` into the caller's `out`: the operands' types and shapes give the
 /// output's, each operand's buffer becomes a view of its own memory, and `out` a view checked
 /// to hold the output and to overlap no operand.
@@ -452,6 +508,19 @@ pub(crate) unsafe fn evaluate(
     threads: usize,
     func: &str,
 ) -> Result<(), Error> {
+    // Two and three operands (every binary op, Select) with their lists on the stack: a
+    // tiny call would spend a visible share of its time allocating and moving them.
+    match operands {
+        [a, b] => {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { evaluate_fixed!(evaluation, [a, b], out, capacity, threads, func) };
+        }
+        [a, b, c] => {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { evaluate_fixed!(evaluation, [a, b, c], out, capacity, threads, func) };
+        }
+        _ => {}
+    }
     let dtypes = collect(operands.iter().map(|o| o.dtype), func)?;
     let out_dtype = evaluation.output_dtype(&dtypes)?;
     let threads = self::threads(threads, func)?;

@@ -208,8 +208,11 @@ fn set_last_error(message: &str) {
 fn clear_last_error() {
     let _ = LAST_ERROR.try_with(|slot| {
         let mut buf = slot.borrow_mut();
-        buf.clear();
-        buf.push(0);
+        // Most calls follow a call that succeeded: nothing to clear.
+        if buf.as_slice() != [0] {
+            buf.clear();
+            buf.push(0);
+        }
     });
 }
 

@@ -3,7 +3,10 @@
 //! one and two threads on bcast's team, on a rayon pool of the same size, and (for the
 //! record) serially. Microseconds or nanoseconds per call, medians of interleaved rounds.
 //!
-//!     cargo run --release -p bcast-cli --example call_cost [-- ROUNDS]
+//!     cargo run --release -p bcast-cli --example call_cost [-- ROUNDS] [--no-sweep]
+//!
+//! Then a sweep of a prepared f32 add from 1 KiB to 64 MiB at one thread and at every CPU
+//! (the cost model's "never slower at N threads than at one"), unless `--no-sweep`.
 //!
 //! Prints one line per measurement, tab-separated: what, threads, per-call time.
 
@@ -152,8 +155,47 @@ fn main() {
     );
     println!("tiny_add_f32 prepared\t1\t{:.0} ns", median(prepared) * 1e9);
 
-    // The nodes: team against a rayon pool of the same size, interleaved.
+    // The cost model's promise: never slower at N threads than at one. A prepared f32 add
+    // (both operands full) from 1 KiB to 64 MiB of output, the process's team at 1 thread
+    // and at every CPU, interleaved.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 1 && !std::env::args().any(|a| a == "--no-sweep") {
+        let one = TeamBuilder::new(1).build().unwrap();
+        let all = TeamBuilder::new(cores).build().unwrap();
+        let mut bytes = 1usize << 10;
+        while bytes <= 64 << 20 {
+            let n = bytes / 4;
+            let (x, y) = (tensor(DType::F32, &[n]), tensor(DType::F32, &[n]));
+            let prep = PreparedOp::new(
+                EltwiseOp::Add,
+                &[(DType::F32, &[n][..]), (DType::F32, &[n][..])],
+                &AutoBroadcast::Numpy,
+            )
+            .unwrap();
+            let mut o = bcast::binary(EltwiseOp::Add, &x, &y, &AutoBroadcast::Numpy).unwrap();
+            let mut run = |par: Parallelism<'_>| {
+                per_call(rounds, || {
+                    prep.run(&[x.view(), y.view()], o.view_mut(), par).unwrap();
+                })
+            };
+            let (mut t1, mut tn) = (Vec::new(), Vec::new());
+            for _ in 0..3 {
+                t1.push(run(Parallelism::Team(&one)));
+                tn.push(run(Parallelism::Team(&all)));
+            }
+            let (t1, tn) = (median(t1), median(tn));
+            println!(
+                "sweep_add_f32 {} KiB\t1 / {cores}\t{:.2} us / {:.2} us\tratio {:.2}",
+                bytes >> 10,
+                t1 * 1e6,
+                tn * 1e6,
+                t1 / tn
+            );
+            bytes *= 2;
+        }
+    }
+
+    // The nodes: team against a rayon pool of the same size, interleaved.
     for threads in [1usize, 2, cores].into_iter().filter(|&t| t <= cores) {
         let team = TeamBuilder::new(threads).build().unwrap();
         let pool = rayon::ThreadPoolBuilder::new()

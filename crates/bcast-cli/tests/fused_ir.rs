@@ -84,6 +84,27 @@ fn openvinos_models_give_openvinos_outputs_fused_and_unfused() {
         }
         // Through the library too: fused and unfused, bit for bit.
         let model = Model::load(case.join("model.xml"), None).unwrap();
+        // Static shapes: every element-wise layer was prepared at load, so the `--no-fuse`
+        // run above called each as a prepared op.
+        let layers = model.layers();
+        assert!(
+            layers.iter().any(|l| l.prepared),
+            "{name}: no layer prepared"
+        );
+        for l in &layers {
+            let eltwise = !matches!(
+                l.kind.as_str(),
+                "Parameter"
+                    | "Const"
+                    | "Result"
+                    | "Broadcast"
+                    | "ShapeOf"
+                    | "Convert"
+                    | "Select"
+                    | "LogicalNot"
+            );
+            assert_eq!(l.prepared, eltwise, "{name}: layer {} ({})", l.name, l.kind);
+        }
         let inputs: HashMap<String, Tensor> = npy_files(&case.join("inputs"))
             .into_iter()
             .map(|(n, p)| (n, bcast::npy::read(p).unwrap()))

@@ -36,6 +36,10 @@ pub struct LayerSummary {
     /// The number (from 1) of the fused chain the layer runs in, if any: see
     /// [`Model::chains`].
     pub chain: Option<usize>,
+    /// Whether the layer is an element-wise layer prepared at load time ([`crate::PreparedOp`]:
+    /// its operands' shapes were static then), which a run outside a fused chain calls as it
+    /// is on operands of those shapes.
+    pub prepared: bool,
 }
 
 /// A chain of element-wise layers that [`Model::run`] runs as one expression.
@@ -119,6 +123,7 @@ pub(crate) fn layers(model: &Model) -> Vec<LayerSummary> {
                     _ => None,
                 },
                 chain: model.fusion.chain_of[i].map(|c| c + 1),
+                prepared: model.prepared[i].is_some(),
             }
         })
         .collect()

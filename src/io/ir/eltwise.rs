@@ -10,6 +10,7 @@ use ndarray::ArrayD;
 use crate::auto_broadcast::{eltwise_shape, AutoBroadcast};
 use crate::dtype::DType;
 use crate::error::BroadcastError;
+use crate::exec::Parallelism;
 use crate::infer::infer_eltwise_shape;
 use crate::ir::error::{IrError, LayerRef};
 use crate::ir::eval::Value;
@@ -17,7 +18,7 @@ use crate::mode::Rule;
 use crate::partial_shape::PartialShape;
 use crate::planners::common_shape;
 use crate::tensor::Tensor;
-use crate::BinaryOp;
+use crate::{BinaryOp, PreparedOp, TensorView};
 
 fn rule(layer: &LayerRef) -> impl Fn(BroadcastError) -> IrError + '_ {
     move |source| IrError::Broadcast {
@@ -53,6 +54,7 @@ pub(crate) fn binary<'a>(
     spec: &AutoBroadcast,
     inputs: &[&Value<'a>],
     materialise: bool,
+    prepared: Option<&PreparedOp>,
 ) -> Result<Value<'a>, IrError> {
     let first = inputs[0];
     if let Some(other) = inputs.iter().find(|v| v.dtype() != first.dtype()) {
@@ -74,9 +76,21 @@ pub(crate) fn binary<'a>(
         })
         .collect();
     if let (Some(tensors), true) = (&tensors, materialise) {
-        return Ok(Value::Tensor(Cow::Owned(
-            crate::eltwise(op, tensors, spec).map_err(rule(layer))?,
-        )));
+        // The layer's op prepared at load time, where its operands' shapes were static then
+        // and are these now.
+        let as_prepared = prepared.filter(|p| {
+            p.operands()
+                .zip(tensors.iter())
+                .all(|((d, s), t)| t.dtype() == d && t.shape() == s)
+        });
+        let out = match as_prepared {
+            Some(p) => {
+                let views: Vec<TensorView<'_>> = tensors.iter().map(|t| t.view()).collect();
+                p.run_new(&views, Parallelism::Auto)
+            }
+            None => crate::eltwise(op, tensors, spec),
+        };
+        return Ok(Value::Tensor(Cow::Owned(out.map_err(rule(layer))?)));
     }
     // The output shape: each further operand folded in pairwise (numpy is associative; pdpd
     // and none keep operand 0's shape); PRelu's slope never changes x's shape.

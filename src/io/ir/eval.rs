@@ -18,6 +18,7 @@ use crate::ir::graph::{Graph, IrMode, Node, Op, Port, Source};
 use crate::mode::Mode;
 use crate::partial_shape::{Dim as PDim, PartialShape, TargetShape};
 use crate::tensor::Tensor;
+use crate::PreparedOp;
 
 /// What is known of one output: its tensor, or only its element type and maybe its shape.
 #[derive(Debug, Clone)]
@@ -79,6 +80,8 @@ pub(crate) enum Pass<'a> {
     Run {
         inputs: Vec<&'a Tensor>,
         known: &'a [Vec<Option<Vec<usize>>>],
+        /// The element-wise layers prepared at load time (static operand shapes), by node.
+        prepared: &'a [Option<PreparedOp>],
     },
 }
 
@@ -432,7 +435,11 @@ fn compute<'a>(
         },
         Op::Broadcast { mode, .. } => broadcast(layer, *mode, inputs, pass, materialise),
         Op::Eltwise { op, spec } => {
-            crate::ir::eltwise::binary(layer, *op, spec, inputs, materialise)
+            let prepared = match pass {
+                Pass::Run { prepared, .. } => prepared.get(index).and_then(Option::as_ref),
+                Pass::Infer => None,
+            };
+            crate::ir::eltwise::binary(layer, *op, spec, inputs, materialise, prepared)
         }
         Op::LogicalNot => crate::ir::eltwise::logical_not(layer, inputs[0], materialise),
         Op::Select { spec } => crate::ir::eltwise::select(layer, spec, inputs, materialise),

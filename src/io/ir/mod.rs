@@ -75,6 +75,7 @@ pub use types::{dtype_from_ir, Dim, IrShape};
 use crate::dtype::DType;
 use crate::io::files;
 use crate::tensor::Tensor;
+use crate::PreparedOp;
 use eval::{Pass, Value};
 use fuse::Fusion;
 use graph::{Graph, Op};
@@ -106,6 +107,34 @@ pub struct Model {
     outputs: Vec<TensorInfo>,
     /// The chains of element-wise layers [`Model::run`] runs as one expression each.
     fusion: Fusion,
+    /// Each element-wise layer whose operands' shapes are static at load time, prepared
+    /// then ([`PreparedOp`]): `prepared[node]`.
+    prepared: Vec<Option<PreparedOp>>,
+}
+
+/// The element-wise layers whose operands' element types and shapes load time found, each
+/// prepared for them (a layer the library refuses on them is left to fail, naming itself, at
+/// run time, as before).
+fn prepare(
+    graph: &Graph,
+    known: &[Vec<Option<Vec<usize>>>],
+    dtypes: &[Option<DType>],
+) -> Vec<Option<PreparedOp>> {
+    graph
+        .nodes
+        .iter()
+        .map(|node| {
+            let Op::Eltwise { op, spec } = &node.op else {
+                return None;
+            };
+            let operands = node
+                .sources
+                .iter()
+                .map(|s| Some((dtypes[s.node]?, known[s.node][s.output].as_deref()?)))
+                .collect::<Option<Vec<_>>>()?;
+            PreparedOp::new(*op, &operands, spec).ok()
+        })
+        .collect()
 }
 
 impl Model {
@@ -222,9 +251,11 @@ impl Model {
             })
             .collect();
         let fusion = fuse::plan(&graph);
+        let prepared = prepare(&graph, &known, &dtypes);
         Ok(Model {
             graph,
             fusion,
+            prepared,
             known,
             dtypes,
             partials,
@@ -316,6 +347,7 @@ impl Model {
         let pass = Pass::Run {
             inputs: tensors,
             known: &self.known,
+            prepared: &self.prepared,
         };
         let outcome = eval::evaluate(&self.graph, &pass, fusion)?;
         Ok(self

@@ -159,6 +159,13 @@ impl Policy {
         }
     }
 
+    /// The least job [`Policy::threads_for_dispatch`] gives two threads: two of the least
+    /// shares. Below it every pool runs a job on the calling thread.
+    #[must_use]
+    pub fn least_parallel_bytes(&self) -> usize {
+        self.min_dispatch_bytes.saturating_mul(2)
+    }
+
     /// The cost model of a team whose start-up costs `dispatch_ns` a call: threads worth
     /// using for `bytes` of work when `available` may be used. Each thread must get at least
     /// [`Policy::min_dispatch_bytes`], and at least the work that takes a thread as long as

@@ -108,15 +108,15 @@ pub(crate) fn stream_eltwise_stores(bytes: usize) -> bool {
     })
 }
 
-/// Whether a job of `bytes` runs on the calling thread whatever the parallelism: below the
-/// least share any pool is given ([`Policy::min_dispatch_bytes`]; a rayon pool's line,
-/// [`Policy::serial_below_bytes`], is higher) and below the streaming threshold, with no
-/// [`Tuning`] in force. The executors then skip their choice of threads, chunks and stores:
-/// for the smallest calls that choice costs more than the work.
+/// Whether a job of `bytes` runs on the calling thread whatever the parallelism: too small
+/// for two shares of the least any pool is given ([`Policy::min_dispatch_bytes`]; a rayon
+/// pool's line, [`Policy::serial_below_bytes`], is higher) and below the streaming
+/// threshold, with no [`Tuning`] in force. The executors then skip their choice of threads,
+/// chunks and stores: for the smallest calls that choice costs more than the work.
 #[inline]
 pub(crate) fn runs_inline(bytes: usize) -> bool {
     let policy = Policy::get();
-    bytes < policy.min_dispatch_bytes.min(policy.stream_from_bytes)
+    bytes < policy.least_parallel_bytes().min(policy.stream_from_bytes)
         && TUNING.with(Cell::get) == Tuning::DEFAULT
 }
 
@@ -139,10 +139,11 @@ pub fn threads_for(bytes: usize, par: Parallelism<'_>) -> usize {
         }
         // The default team is only asked for once the work is worth a second thread on the
         // cheapest team, so a small call never touches it.
-        Parallelism::Auto if bytes < policy.min_dispatch_bytes => 1,
+        Parallelism::Auto if bytes < policy.least_parallel_bytes() => 1,
         Parallelism::Auto => Team::global().map_or(1, |t| threads_on_team(&policy, bytes, &t)),
-        // Below a hot team's least share nothing is asked of the team (not even the clock).
-        Parallelism::Team(_) | Parallelism::Host(_) if bytes < policy.min_dispatch_bytes => 1,
+        // Below two of a hot team's least shares nothing is asked of the team (not even the
+        // clock): one thread is all the cost model could give.
+        Parallelism::Team(_) | Parallelism::Host(_) if bytes < policy.least_parallel_bytes() => 1,
         Parallelism::Team(team) if !team.usable() => 1,
         Parallelism::Team(team) => threads_on_team(&policy, bytes, team),
         Parallelism::Host(host) => {

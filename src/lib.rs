@@ -62,10 +62,10 @@ pub use dtype::{DType, DTypeKind, ParseDTypeError};
 pub use element::Element;
 pub use eltwise::{
     binary, binary_into, binary_into_with, binary_view, binary_view_into, eltwise, eltwise_into,
-    eltwise_into_with, eltwise_output_shape, eltwise_view, eltwise_view_into, select, select_into,
-    select_into_with, select_tensor, select_view, select_view_into, zip_with, zip_with_into, Arity,
-    BinaryOp, EltwiseOp, ExprLiteral, ExprNode, ExprValue, Expression, ParseBinaryOpError,
-    PreparedOp, ShiftDirection, TensorView, TensorViewMut,
+    eltwise_into_with, eltwise_output_shape, eltwise_row_major, eltwise_view, eltwise_view_into,
+    select, select_into, select_into_with, select_tensor, select_view, select_view_into, zip_with,
+    zip_with_into, Arity, BinaryOp, EltwiseOp, ExprLiteral, ExprNode, ExprValue, Expression,
+    ParseBinaryOpError, PreparedOp, ShiftDirection, TensorView, TensorViewMut,
 };
 pub use error::{BroadcastError, Dims};
 pub use exec::Parallelism;

@@ -4,7 +4,7 @@
 //! restated) and from spot values the runtimes computed themselves
 //! (`tests/data/eltwise_op_spots.json`, written by `conformance/generate_op_spots.py`).
 
-use bcast::exec::{with_strategy, with_tuning, Strategy, Tuning};
+use bcast::exec::{with_tuning, Context, Strategy, Tuning};
 use bcast::{
     eltwise, eltwise_into, eltwise_view, AutoBroadcast, BroadcastError, EltwiseOp, Parallelism,
     ShiftDirection, Tensor, TensorView,
@@ -585,11 +585,15 @@ fn fake_quantize_rounds_ties_to_even_on_long_rows() {
         "arithmetic=avx512",
     ] {
         let strategy = Strategy::INTEL.with_overrides(width).unwrap();
-        with_strategy(strategy, fake_quantize_long_rows);
+        fake_quantize_long_rows(&Context::serial().with_strategy(strategy));
     }
 }
 
-fn fake_quantize_long_rows() {
+fn fake_quantize_long_rows(ctx: &Context) {
+    let run = |op: EltwiseOp, ts: &[Tensor]| {
+        let views: Vec<TensorView<'_>> = ts.iter().map(Tensor::view).collect();
+        eltwise_view(op, &views, &NP, ctx.parallelism())
+    };
     // levels 257 and bounds 0..1: the level of x is x * 256, exact, so x = (2k+1)/512 is a
     // tie.
     let x = ArrayD::from_shape_fn(IxDyn(&[1, 4, 9, 70]), |i| {

@@ -5,7 +5,9 @@
 //! checks that it did run fused, so a silent fallback cannot pass for the fused executor.
 //! The chains' values are also checked once against formulas written here.
 
-use bcast::exec::{with_tuning, ArithmeticWidth, Strategy, Tuning};
+use std::sync::Arc;
+
+use bcast::exec::{with_tuning, ArithmeticWidth, Context, Strategy, Tuning};
 use bcast::ndarray::{ArrayD, Dimension, IxDyn, Slice};
 use bcast::{
     AutoBroadcast, BroadcastError, DType, EltwiseOp, ExprLiteral, ExprValue, Expression,
@@ -88,9 +90,15 @@ fn views(ts: &[Tensor]) -> Vec<TensorView<'_>> {
 /// Runs `e` fused (asserting it fuses) and op by op, serially and on 3 threads in small
 /// chunks, and into a caller's output; every result must be the same bits.
 fn check(e: &Expression, inputs: &[TensorView<'_>], what: &str) {
+    check_with(e, inputs, what, Strategy::for_process());
+}
+
+/// [`check`], every run on a context of `strategy`.
+fn check_with(e: &Expression, inputs: &[TensorView<'_>], what: &str, strategy: Strategy) {
+    let serial = Context::serial().with_strategy(strategy);
     assert_eq!(e.fuses(inputs), Ok(true), "{what}: {e} must run fused");
-    let unfused = e.evaluate_unfused(inputs, Parallelism::Serial);
-    let fused = e.evaluate(inputs, Parallelism::Serial);
+    let unfused = e.evaluate_unfused(inputs, serial.parallelism());
+    let fused = e.evaluate(inputs, serial.parallelism());
     match (&unfused, &fused) {
         (Ok(u), Ok(f)) => assert!(f.bit_equal(u), "{what}: {e}\nfused   {f:?}\nunfused {u:?}"),
         (Err(u), Err(f)) => assert_eq!(f, u, "{what}: {e}"),
@@ -101,16 +109,18 @@ fn check(e: &Expression, inputs: &[TensorView<'_>], what: &str) {
         .num_threads(3)
         .build()
         .unwrap();
+    let pool = Context::pool(Arc::new(pool)).with_strategy(strategy);
     let tuning = Tuning {
         serial_below_bytes: Some(0),
         chunk_elems: Some(7),
         ..Tuning::default()
     };
-    let split = with_tuning(tuning, || e.evaluate(inputs, Parallelism::Pool(&pool))).unwrap();
+    let split = with_tuning(tuning, || e.evaluate(inputs, pool.parallelism())).unwrap();
     assert!(split.bit_equal(&u), "{what}: {e}: split over threads");
     let mut into = u.clone();
     scramble(&mut into);
-    e.evaluate_into(inputs, into.view_mut(), Parallelism::Auto)
+    let default = Context::default().with_strategy(strategy);
+    e.evaluate_into(inputs, into.view_mut(), default.parallelism())
         .unwrap();
     assert!(into.bit_equal(&u), "{what}: {e}: into");
 }
@@ -463,6 +473,61 @@ fn a_zero_divisor_inside_the_chain_is_refused_as_alone() {
     check(&e, &views(&[big, d]), "one zero");
 }
 
+/// Found by the expr_text fuzz target (seed 1795928312): a zero divisor in the first node and
+/// operands of incompatible shapes in a later one. The fused run plans the whole expression
+/// before it runs, so the op-by-op run must report the shape error too, not the zero divisor.
+#[test]
+fn a_shape_error_anywhere_is_reported_before_a_zero_divisor() {
+    let e = Expression::parse("x / y % 2 - divide_ ** f", NP).unwrap();
+    let zeros = Tensor::I32(ArrayD::zeros(IxDyn(&[2, 3])));
+    let x = Tensor::I32(ArrayD::from_elem(IxDyn(&[2, 3]), 7));
+    let divide_ = Tensor::I32(ArrayD::zeros(IxDyn(&[0, 3])));
+    let f = Tensor::I32(ArrayD::zeros(IxDyn(&[2, 1])));
+    let inputs = [x.view(), zeros.view(), divide_.view(), f.view()];
+    let fused = e.evaluate(&inputs, Parallelism::Serial);
+    let unfused = e.evaluate_unfused(&inputs, Parallelism::Serial);
+    for (way, got) in [("fused", &fused), ("op by op", &unfused)] {
+        assert!(
+            matches!(got, Err(BroadcastError::Incompatible { .. })),
+            "{way}: {got:?}"
+        );
+    }
+    assert_eq!(fused, unfused);
+}
+
+/// Found by the expr_nodes fuzz target (C node arrays): a node the result does not read
+/// divides by zero. The fused run lowers from the result and never reaches it; the op-by-op
+/// run must not run it either. Its shapes are still checked by both.
+#[test]
+fn a_node_the_result_does_not_read_is_checked_but_not_run() {
+    let mut e = Expression::new();
+    let x = e.input("x");
+    let zero = e.input("zero");
+    e.apply(EltwiseOp::Mod, &[x, zero], NP).unwrap();
+    e.apply(EltwiseOp::Equal, &[x, x], NP).unwrap();
+    let xs = Tensor::I64(ArrayD::from_elem(IxDyn(&[2, 3]), 5));
+    let zeros = Tensor::I64(ArrayD::zeros(IxDyn(&[3])));
+    let inputs = [xs.view(), zeros.view()];
+    let want = Tensor::Bool(ArrayD::from_elem(IxDyn(&[2, 3]), true));
+    assert_eq!(e.evaluate(&inputs, Parallelism::Serial).unwrap(), want);
+    assert_eq!(
+        e.evaluate_unfused(&inputs, Parallelism::Serial).unwrap(),
+        want
+    );
+    // The unread node's shapes are still the expression's to check.
+    let wrong = Tensor::I64(ArrayD::zeros(IxDyn(&[4])));
+    let inputs = [xs.view(), wrong.view()];
+    for got in [
+        e.evaluate(&inputs, Parallelism::Serial),
+        e.evaluate_unfused(&inputs, Parallelism::Serial),
+    ] {
+        assert!(
+            matches!(got, Err(BroadcastError::Incompatible { .. })),
+            "{got:?}"
+        );
+    }
+}
+
 #[test]
 fn what_the_executor_does_not_take_runs_op_by_op() {
     // Strings (Select only), two non-bool element types, an empty output.
@@ -812,14 +877,13 @@ fn register_chains_equal_op_by_op() {
                 f32x16 += usize::from(
                     dtype == DType::F32 && width == ArithmeticWidth::Avx512 && zmm && widened,
                 );
-                bcast::exec::with_strategy(strategy, || {
-                    assert_eq!(
-                        e.in_registers(&views(&inputs)),
-                        Ok(chains),
-                        "{what}: in registers"
-                    );
-                    check(&e, &views(&inputs), &what);
-                });
+                let on = Context::serial().with_strategy(strategy);
+                assert_eq!(
+                    e.in_registers(&views(&inputs), on.parallelism()),
+                    Ok(chains),
+                    "{what}: in registers"
+                );
+                check_with(&e, &views(&inputs), &what, strategy);
                 if chains {
                     in_registers += 1;
                 }
@@ -828,9 +892,12 @@ fn register_chains_equal_op_by_op() {
                     register_chains: false,
                     ..strategy
                 };
-                bcast::exec::with_strategy(blocks, || {
-                    assert_eq!(e.in_registers(&views(&inputs)), Ok(false), "{what}");
-                });
+                let on = Context::serial().with_strategy(blocks);
+                assert_eq!(
+                    e.in_registers(&views(&inputs), on.parallelism()),
+                    Ok(false),
+                    "{what}"
+                );
             }
         }
     }
@@ -900,14 +967,20 @@ fn register_chains_take_runs_of_whole_rows() {
                 let mut inputs = vec![first.view()];
                 inputs.extend(others.iter().map(Tensor::view));
                 let what = format!("{dtype} {width:?} rows of {row}");
-                bcast::exec::with_strategy(strategy, || {
-                    assert_eq!(e.in_registers(&inputs), Ok(true), "{what}");
-                    check(&e, &inputs, &what);
+                {
+                    let serial = Context::serial().with_strategy(strategy);
+                    assert_eq!(
+                        e.in_registers(&inputs, serial.parallelism()),
+                        Ok(true),
+                        "{what}"
+                    );
+                    check_with(&e, &inputs, &what, strategy);
                     let unfused = e.evaluate_unfused(&inputs, Parallelism::Serial).unwrap();
                     let pool = rayon::ThreadPoolBuilder::new()
                         .num_threads(3)
                         .build()
                         .unwrap();
+                    let pool = Context::pool(Arc::new(pool)).with_strategy(strategy);
                     // Streaming stores (as for an output beyond the cache) and ordinary ones.
                     for stream in [false, true] {
                         for chunk in [2 * row + 5, 3 * row, 7 * row + 1, 15 * row, 1000] {
@@ -917,10 +990,9 @@ fn register_chains_take_runs_of_whole_rows() {
                                 stream_stores: Some(stream),
                                 ..Tuning::default()
                             };
-                            let split = with_tuning(tuning, || {
-                                e.evaluate(&inputs, Parallelism::Pool(&pool))
-                            })
-                            .unwrap();
+                            let split =
+                                with_tuning(tuning, || e.evaluate(&inputs, pool.parallelism()))
+                                    .unwrap();
                             assert!(
                                 split.bit_equal(&unfused),
                                 "{what}: chunks of {chunk}, streamed {stream}"
@@ -933,12 +1005,12 @@ fn register_chains_take_runs_of_whole_rows() {
                         let mut into = unfused.clone();
                         scramble(&mut into);
                         with_tuning(whole, || {
-                            e.evaluate_into(&inputs, into.view_mut(), Parallelism::Serial)
+                            e.evaluate_into(&inputs, into.view_mut(), serial.parallelism())
                         })
                         .unwrap();
                         assert!(into.bit_equal(&unfused), "{what}: into, streamed {stream}");
                     }
-                });
+                }
             }
         }
     }

@@ -6,9 +6,7 @@
 //! (one division per axis per element), written here from the definition in `StridePlan`'s
 //! docs, and shares no code with the executor.
 
-use bcast::exec::{
-    with_strategy, with_tuning, FillStores, RowCopies, Strategy, StreamedRows, Tuning,
-};
+use bcast::exec::{with_tuning, Context, FillStores, RowCopies, Strategy, StreamedRows, Tuning};
 use bcast::{
     broadcast_into_with, broadcast_with, plan, run_plan, BroadcastError, Element, Mode,
     Parallelism, StridePlan,
@@ -493,7 +491,7 @@ fn a_huge_stride_0_view_is_an_allocation_error_not_an_abort() {
 /// (`memcpy` or the line loop), streamed rows (window or direct) and their heads and tails.
 #[test]
 fn every_store_strategy_matches_the_reference() {
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = std::sync::Arc::new(ThreadPoolBuilder::new().num_threads(2).build().unwrap());
     let mut specs = handpicked();
     specs.extend([
         (vec![5, 1], vec![5, 3001], Mode::Numpy),
@@ -519,14 +517,16 @@ fn every_store_strategy_matches_the_reference() {
                     stream_eltwise: false,
                     pool_handoff_from: usize::MAX,
                 };
-                with_strategy(strategy, || {
-                    for (i, (d, t, m)) in specs.iter().enumerate() {
-                        check_strategy::<u8>(d, t, m, &pool, i, &strategy);
-                        check_strategy::<u16>(d, t, m, &pool, i, &strategy);
-                        check_strategy::<f32>(d, t, m, &pool, i, &strategy);
-                        check_strategy::<f64>(d, t, m, &pool, i, &strategy);
-                    }
-                });
+                let on = [
+                    Context::serial().with_strategy(strategy),
+                    Context::pool(std::sync::Arc::clone(&pool)).with_strategy(strategy),
+                ];
+                for (i, (d, t, m)) in specs.iter().enumerate() {
+                    check_strategy::<u8>(d, t, m, &on, i, &strategy);
+                    check_strategy::<u16>(d, t, m, &on, i, &strategy);
+                    check_strategy::<f32>(d, t, m, &on, i, &strategy);
+                    check_strategy::<f64>(d, t, m, &on, i, &strategy);
+                }
             }
         }
     }
@@ -536,7 +536,7 @@ fn check_strategy<T: Sample>(
     data_shape: &[usize],
     target: &[usize],
     mode: &Mode,
-    pool: &ThreadPool,
+    contexts: &[Context],
     seed: usize,
     strategy: &Strategy,
 ) {
@@ -551,7 +551,8 @@ fn check_strategy<T: Sample>(
                 chunk_elems: chunk,
                 ..Tuning::default()
             };
-            for par in [Parallelism::Serial, Parallelism::Pool(pool)] {
+            for ctx in contexts {
+                let par = ctx.parallelism();
                 let got = with_tuning(tuning, || run_plan(&plan, data.view(), par)).unwrap();
                 let how = format!(
                     "{data_shape:?} -> {target:?} {mode}, {strategy}, streaming {stream}, \

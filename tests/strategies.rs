@@ -4,8 +4,8 @@
 //! placed on a few axes, f32 (NaN, -0.0, infinities), u8 (wrapping), f16 (rounded through
 //! f32) and a comparison with a bool output.
 
-use bcast::exec::{with_strategy, with_tuning, Strategy, Tuning};
-use bcast::{binary, AutoBroadcast, BinaryOp, Tensor};
+use bcast::exec::{with_tuning, Context, Strategy, Tuning};
+use bcast::{binary_view, AutoBroadcast, BinaryOp, Tensor};
 use half::f16;
 use ndarray::{ArrayD, IxDyn};
 
@@ -124,9 +124,16 @@ fn every_strategy_writes_the_naive_bits() {
             let what = |op: &str| format!("{op} {sa:?} {sb:?} under {strategy}");
             let out = |v: Vec<f32>| ArrayD::from_shape_vec(IxDyn(&out_shape), v).unwrap();
             for tuning in [Tuning::default(), split] {
+                let ctx = Context::default().with_strategy(strategy);
                 let run = |op, a: &Tensor, b: &Tensor| {
-                    with_strategy(strategy, || {
-                        with_tuning(tuning, || binary(op, a, b, &AutoBroadcast::Numpy))
+                    with_tuning(tuning, || {
+                        binary_view(
+                            op,
+                            a.view(),
+                            b.view(),
+                            &AutoBroadcast::Numpy,
+                            ctx.parallelism(),
+                        )
                     })
                     .unwrap()
                 };

@@ -184,7 +184,7 @@ pub fn run(bytes: &[u8]) {
         match (&fused, &unfused) {
             (Ok(f), Ok(u)) => assert!(f.bit_equal(u), "fused {f:?}, op by op {u:?}"),
             (Err(f), Err(u)) => assert_eq!(f, u),
-            _ => panic!("fused {fused:?}, op by op {unfused:?}"),
+            _ => panic!("{e}: fused {fused:?}, op by op {unfused:?}"),
         }
         fused
     });

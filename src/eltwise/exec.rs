@@ -38,8 +38,8 @@ use crate::exec::isa::Avx2;
 use crate::exec::isa::Avx512;
 use crate::exec::{
     as_init, copy_streaming_unfenced, for_each_chunk, guarded, per_line, prefetch_ahead, reserve,
-    runs_inline, store_fence, stream_eltwise_stores, Ahead, ArithmeticWidth, Odometer, Parallelism,
-    Slot, Strategy, STRING_COST_BYTES,
+    row_settings, runs_inline, store_fence, stream_eltwise_stores, with_row_settings, Ahead,
+    ArithmeticWidth, Odometer, Parallelism, RowSettings, Slot, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -334,6 +334,12 @@ pub(crate) trait BinaryKernel<A, B, C>: Sync {
     /// expression's intermediate divisor exists only block by block).
     fn check_block(&self, _b: Src<'_, B>, _n: usize) -> Result<(), BroadcastError> {
         Ok(())
+    }
+
+    /// What an output element costs next to a memory-bound op's
+    /// ([`crate::EltwiseOp::relative_cost`]); a caller's closure counts as 1.
+    fn relative_cost(&self) -> usize {
+        1
     }
 }
 
@@ -727,13 +733,14 @@ fn write_chunks<C: Send, S: Slot<C>>(
     cost_bytes: usize,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
+    let strategy = par.strategy();
     if runs_inline(out.len().saturating_mul(cost_bytes)) {
-        writer.chunk(0, out);
+        with_row_settings(RowSettings::of(&strategy), || writer.chunk(0, out));
         return Ok(());
     }
     let size = std::mem::size_of::<C>();
     let plain = !std::mem::needs_drop::<C>() && size > 0;
-    if !(plain && stream_eltwise_stores(out.len().saturating_mul(size))) {
+    if !(plain && stream_eltwise_stores(out.len().saturating_mul(size), &strategy)) {
         return for_each_chunk(out, cost_bytes, par, |start, chunk| {
             writer.chunk(start, chunk);
         });
@@ -963,6 +970,11 @@ pub(crate) trait DirectRun: Send + Sync {
     /// The operands' element type and the output's.
     fn dtypes(&self) -> (DType, DType);
 
+    /// Whether a run on `par` may use the record: its strategy reads the AVX2 build
+    /// ([`wide_isa`]) as the one it was prepared with did. Otherwise the op takes the
+    /// general path, which reads the run's strategy afresh.
+    fn serves(&self, par: Parallelism<'_>) -> bool;
+
     /// Writes the op's output for `plan` into `out`.
     ///
     /// # Safety
@@ -1006,6 +1018,12 @@ where
 {
     fn dtypes(&self) -> (DType, DType) {
         (T::DTYPE, C::DTYPE)
+    }
+
+    #[inline]
+    fn serves(&self, par: Parallelism<'_>) -> bool {
+        let from = |w: Option<(Avx2, usize)>| w.map(|(_, from)| from);
+        from(wide_isa(par)) == from(self.wide)
     }
 
     unsafe fn run(
@@ -1062,7 +1080,8 @@ where
         if out.is_empty() {
             return Ok(());
         }
-        write_chunks(self, out, cost_bytes::<C>(), self.par)
+        let cost = cost_bytes::<C>().saturating_mul(self.kernel.relative_cost());
+        write_chunks(self, out, cost, self.par)
     }
 }
 
@@ -1089,11 +1108,11 @@ where
 
 /// The AVX2 token when the strategy for this CPU runs the element-wise loops compiled for
 /// AVX2 (read once per run, on the calling thread), with the output size in bytes from which
-/// it does ([`Strategy::wide_eltwise_from`]). Wider loads and stores keep more cache lines
+/// it does ([`crate::exec::Strategy::wide_eltwise_from`]). Wider loads and stores keep more cache lines
 /// in flight per loop iteration, which is what one thread's memory bandwidth needs on some
 /// CPUs; every op's arithmetic is the same IEEE operation at any vector width.
-pub(super) fn wide_isa() -> Option<(Avx2, usize)> {
-    let strategy = Strategy::get();
+pub(super) fn wide_isa(par: Parallelism<'_>) -> Option<(Avx2, usize)> {
+    let strategy = par.strategy();
     if strategy.wide_eltwise {
         Avx2::detect().map(|isa| (isa, strategy.wide_eltwise_from))
     } else {
@@ -1102,8 +1121,8 @@ pub(super) fn wide_isa() -> Option<(Avx2, usize)> {
 }
 
 /// [`wide_isa`]'s token for a run writing `bytes` of output: none below the strategy's size.
-pub(super) fn wide_isa_for(bytes: usize) -> Option<Avx2> {
-    wide_at(wide_isa(), bytes)
+pub(super) fn wide_isa_for(par: Parallelism<'_>, bytes: usize) -> Option<Avx2> {
+    wide_at(wide_isa(par), bytes)
 }
 
 /// The token of a [`wide_isa`] reading for a run writing `bytes` of output.
@@ -1847,7 +1866,7 @@ fn quantize_row<T: Copy, S: Slot<T>>(
 ) {
     #[cfg(target_arch = "x86_64")]
     {
-        let width = Strategy::get().arithmetic;
+        let width = row_settings().arithmetic;
         #[cfg(bcast_avx512)]
         if let Some(isa) = (width >= ArithmeticWidth::Avx512)
             .then(Avx512::detect)
@@ -2079,7 +2098,7 @@ pub(super) fn select_block<T: Clone, S: Slot<T>>(
 mod tests {
     use super::*;
     use crate::eltwise::kinds::{check_fake_quantize_rows_f32, check_fake_quantize_rows_f64};
-    use crate::exec::with_strategy;
+    use crate::exec::{with_row_settings, RowSettings, Strategy};
 
     /// FakeQuantize's row as the executor runs it, compiled for each width the strategy can
     /// ask for, against the reference.
@@ -2098,7 +2117,7 @@ mod tests {
                 arithmetic,
                 ..Strategy::PLAIN
             };
-            with_strategy(strategy, || {
+            with_row_settings(RowSettings::of(&strategy), || {
                 check_fake_quantize_rows_f32(&|body, out, x, bounds| {
                     quantize_row(as_init(out), x, bounds, body)
                 });

@@ -385,18 +385,23 @@ impl Expression {
         Ok(fused::lower(self, inputs)?.is_some())
     }
 
-    /// Whether [`Expression::evaluate`] runs the expression on inputs like `inputs` as a
-    /// register chain: fused, and a linear chain (each op after the first takes the op before
+    /// Whether [`Expression::evaluate`] on `par` runs the expression on inputs like `inputs`
+    /// as a register chain: fused, and a linear chain (each op after the first takes the op before
     /// it and one input or literal) of two-operand ops of the inputs' type that refuse no
     /// value (not integer division or remainder), at most 8 ops, whose running value stays
-    /// in registers between ops. Where the CPU strategy turns register chains off
-    /// (`chains=blocks`, and CPUs they were not measured on) or a type has no kernel for it
-    /// (f16 without F16C), it runs fused block by block instead; the results are the same.
+    /// in registers between ops. Where `par`'s strategy (a context's, else this CPU's) turns
+    /// register chains off (`chains=blocks`, and CPUs they were not measured on) or a type
+    /// has no kernel for it (f16 without F16C), it runs fused block by block instead; the
+    /// results are the same.
     ///
     /// # Errors
     /// As [`Expression::fuses`].
-    pub fn in_registers(&self, inputs: &[TensorView<'_>]) -> Result<bool, BroadcastError> {
-        fused::in_registers(self, inputs)
+    pub fn in_registers(
+        &self,
+        inputs: &[TensorView<'_>],
+        par: Parallelism<'_>,
+    ) -> Result<bool, BroadcastError> {
+        fused::in_registers(self, inputs, par)
     }
 
     /// [`Expression::evaluate`] into `out`, which must have the result's element type and
@@ -424,7 +429,9 @@ impl Expression {
         self.unfused(inputs, Some(out), par).map(|_| ())
     }
 
-    /// Runs the ops one by one, each into a new tensor: what the fused run must equal.
+    /// Runs the ops one by one, each into a new tensor: what the fused run must equal. A
+    /// node the result does not read is checked (its types and shapes) but not run, in either
+    /// run.
     ///
     /// # Errors
     /// As [`Expression::evaluate`].
@@ -446,11 +453,32 @@ impl Expression {
     ) -> Result<Option<Tensor>, BroadcastError> {
         let dtypes: Vec<DType> = inputs.iter().map(|v| v.dtype()).collect();
         let node_dtypes = self.node_dtypes(&dtypes)?;
+        // Every node's shapes are checked before any node runs, as the fused run plans the
+        // whole expression first: an expression with both a shape error and a zero divisor
+        // reports the shape error either way.
+        let shapes: Vec<&[usize]> = inputs.iter().map(|v| v.shape()).collect();
+        self.placements(&shapes)?;
         let default = Self::literal_dtype(&dtypes);
         // Each node's result is dropped after its last reader (at once when nothing reads
         // it): a long chain holds two intermediates at a time, not one per node.
+        // A node the result does not read (a caller's node array may hold such) is not run,
+        // as the fused run, which lowers from the result, never reaches it: its zero divisor
+        // is no error of this expression (its types and shapes were checked above).
+        let mut live = vec![false; self.nodes.len()];
+        if let Some(root) = live.last_mut() {
+            *root = true;
+        }
+        for k in (0..self.nodes.len()).rev() {
+            if live[k] {
+                for v in &self.nodes[k].args {
+                    if let ExprValue::Node(i) = *v {
+                        live[i] = true;
+                    }
+                }
+            }
+        }
         let mut last_read = vec![None; self.nodes.len()];
-        for (k, node) in self.nodes.iter().enumerate() {
+        for (k, node) in self.nodes.iter().enumerate().filter(|(k, _)| live[*k]) {
             for v in &node.args {
                 if let ExprValue::Node(i) = *v {
                     last_read[i] = Some(k);
@@ -461,6 +489,10 @@ impl Expression {
         let last = self.nodes.len() - 1;
         let mut out = out;
         for (k, node) in self.nodes.iter().enumerate() {
+            if !live[k] {
+                results.push(None);
+                continue;
+            }
             let arg_dtypes = self.arg_dtypes(node, &dtypes, &node_dtypes, default);
             let literals = node
                 .args

@@ -601,7 +601,7 @@ fn run_planned<T: BlockKernels, const N: usize>(
 ) -> Result<Option<Tensor>, BroadcastError> {
     let run = Run {
         program,
-        chain: chain_kernel(program),
+        chain: chain_kernel(program, &par.strategy()),
         stream: stream_stores(plan.len().saturating_mul(std::mem::size_of::<T>())),
         plan,
         value_ops,
@@ -609,7 +609,7 @@ fn run_planned<T: BlockKernels, const N: usize>(
         value_literals,
         bool_literals,
         dtype: T::DTYPE.name(),
-        isa: wide_isa_for(plan.len().saturating_mul(std::mem::size_of::<T>())),
+        isa: wide_isa_for(par, plan.len().saturating_mul(std::mem::size_of::<T>())),
         f16c: Avx2::detect(),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
@@ -624,8 +624,10 @@ fn run_planned<T: BlockKernels, const N: usize>(
 /// The chain kernel of `program` for `T` and its chain, where it runs as a register chain:
 /// it is one, every op of it chains for `T`, the strategy in force says so, and `T` has a
 /// kernel at the strategy's arithmetic width on this CPU.
-fn chain_kernel<T: BlockKernels>(program: &Program) -> Option<(ChainFn<T>, &ChainPlan)> {
-    let strategy = Strategy::get();
+fn chain_kernel<'p, T: BlockKernels>(
+    program: &'p Program,
+    strategy: &Strategy,
+) -> Option<(ChainFn<T>, &'p ChainPlan)> {
     let chain = program.chain.as_ref()?;
     if !strategy.register_chains {
         return None;
@@ -635,14 +637,17 @@ fn chain_kernel<T: BlockKernels>(program: &Program) -> Option<(ChainFn<T>, &Chai
         *op = link.0;
     }
     let ops = &ops[..chain.links.len()];
-    Some((T::chain_fn(ops, ChainIsa::new(&strategy))?, chain))
+    Some((T::chain_fn(ops, ChainIsa::new(strategy))?, chain))
 }
 
-/// Whether `expr` runs on `inputs` as a register chain ([`chain_kernel`]).
+/// Whether `expr` runs on `inputs` as a register chain ([`chain_kernel`]) with `par`'s
+/// strategy.
 pub(crate) fn in_registers(
     expr: &Expression,
     inputs: &[TensorView<'_>],
+    par: Parallelism<'_>,
 ) -> Result<bool, BroadcastError> {
+    let strategy = par.strategy();
     let Some(program) = lower(expr, inputs)? else {
         return Ok(false);
     };
@@ -653,7 +658,7 @@ pub(crate) fn in_registers(
             }
         };
         (@ Text, $t:ty) => { false };
-        (@ $kind:ident, $t:ty) => { chain_kernel::<$t>(&program).is_some() };
+        (@ $kind:ident, $t:ty) => { chain_kernel::<$t>(&program, &strategy).is_some() };
     }
     Ok(dtype_table!(typed!))
 }

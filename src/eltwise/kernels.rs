@@ -128,12 +128,13 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         D: Sink<C>,
     {
         // One reading of the strategy serves the block kernels and the walk.
-        let wide = wide_isa();
+        let wide = wide_isa(self.par);
         let kernel = TableBinary {
             op: self.op,
             dtype: self.dtype,
             f16c: Avx2::detect(),
             refuse_zero,
+            relative_cost: self.op.relative_cost(T::DTYPE),
             block: block_fn(self.op, None),
             wide_block: wide.map(|(isa, from)| (block_fn(self.op, Some(isa)), from)),
         };
@@ -187,6 +188,8 @@ pub(crate) struct TableBinary<T, C> {
     dtype: &'static str,
     f16c: Option<Avx2>,
     refuse_zero: bool,
+    /// [`EltwiseOp::relative_cost`] for the operands' type.
+    relative_cost: usize,
     /// The baseline build.
     block: BlockFn<T, C>,
     /// The AVX2 build, where the strategy and the CPU run it, and the output bytes from
@@ -252,6 +255,10 @@ where
         // SAFETY: as in `block`.
         let slots = unsafe { uninit_slots(out) };
         self.call_block(&[], Some(rows), slots);
+    }
+
+    fn relative_cost(&self) -> usize {
+        self.relative_cost
     }
 
     fn check(&self, _a: &ArrayViewD<'_, T>, b: &ArrayViewD<'_, T>) -> Result<(), BroadcastError> {
@@ -780,7 +787,7 @@ impl<T: Copy + Send + Sync> MixedPow<'_, '_, T> {
             &PerElement(f),
             sink,
             self.par,
-            wide_isa(),
+            wide_isa(self.par),
         )
     }
 }

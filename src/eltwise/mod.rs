@@ -49,7 +49,7 @@ pub use dispatch::{
     select_view_into,
 };
 pub use expr::{ExprLiteral, ExprNode, ExprValue, Expression};
-pub use prepared::PreparedOp;
+pub use prepared::{eltwise_row_major, PreparedOp};
 pub use rule::eltwise_output_shape;
 #[cfg(feature = "io")]
 pub(crate) use rule::prelu_slope_shape;
@@ -96,7 +96,7 @@ where
         &PerElement(f),
         Fresh,
         Parallelism::Auto,
-        wide_isa(),
+        wide_isa(Parallelism::Auto),
     )
 }
 
@@ -125,6 +125,6 @@ where
         &PerElement(f),
         Into(out),
         Parallelism::Auto,
-        wide_isa(),
+        wide_isa(Parallelism::Auto),
     )
 }

@@ -85,13 +85,18 @@ impl std::fmt::Debug for Planned {
 /// Row-major strides, in elements, of `shape`.
 fn row_major_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];
+    fill_row_major_strides(shape, &mut strides);
+    strides
+}
+
+/// Writes the row-major strides of `shape` into `strides` (as long as `shape`).
+fn fill_row_major_strides(shape: &[usize], strides: &mut [isize]) {
     let mut step = 1isize;
     for (s, &d) in strides.iter_mut().zip(shape).rev() {
         *s = if d == 0 { 0 } else { step };
         // An overflow here means a shape whose element count overflowed, refused before.
         step = step.saturating_mul(isize::try_from(d).unwrap_or(isize::MAX));
     }
-    strides
 }
 
 impl PreparedOp {
@@ -186,7 +191,9 @@ impl PreparedOp {
     ) -> Result<(), BroadcastError> {
         let planned = self.check_inputs(inputs)?;
         let mut out = out;
-        if let Some((p, direct)) = planned.and_then(|p| Some((p, p.direct.as_deref()?))) {
+        if let Some((p, direct)) =
+            planned.and_then(|p| Some((p, p.direct.as_deref().filter(|d| d.serves(par))?)))
+        {
             self.check_out(&out)?;
             if let Some(to) = out.row_major_ptr() {
                 // SAFETY: the inputs have the prepared types, shapes and strides, for which
@@ -219,7 +226,9 @@ impl PreparedOp {
         par: Parallelism<'_>,
     ) -> Result<Tensor, BroadcastError> {
         let planned = self.check_inputs(inputs)?;
-        if let Some((p, direct)) = planned.and_then(|p| Some((p, p.direct.as_deref()?))) {
+        if let Some((p, direct)) =
+            planned.and_then(|p| Some((p, p.direct.as_deref().filter(|d| d.serves(par))?)))
+        {
             return dtype_dispatch!(self.out_dtype, C => {
                 let len = p.plan.len();
                 let mut values: Vec<C> = crate::exec::reserve(len, &self.out_shape, true)?;
@@ -311,7 +320,7 @@ impl PreparedOp {
             });
         }
         if let (Some(p), [a, b]) = (self.planned.as_deref(), inputs) {
-            if let Some(direct) = p.direct.as_deref() {
+            if let Some(direct) = p.direct.as_deref().filter(|d| d.serves(par)) {
                 // SAFETY: the caller's contract: the buffers are row-major of the prepared
                 // shapes, the layout the plan was built for.
                 return unsafe { direct.run(&p.plan, *a, *b, out, par) };
@@ -344,6 +353,100 @@ impl PreparedOp {
         }
         Ok(())
     }
+}
+
+/// Runs `op` on row-major buffers given by their addresses, unprepared: the path of a
+/// binding's one-shot call (the C library's `bcast_binary`). A two-operand op of one
+/// element type that refuses no operand goes from the rule's check and the plan straight to
+/// the op's kernel record (kept once per op and type for the process, as a prepared op keeps
+/// its own), with no views built; any other op, or a rank above 8, runs as
+/// [`crate::eltwise_view_into`] on views of the buffers.
+///
+/// `out_shape` is the op's output shape for these operands ([`crate::eltwise_output_shape`]);
+/// another is refused ([`BroadcastError::OutputShape`]).
+///
+/// # Errors
+/// As [`crate::eltwise_view_into`].
+///
+/// # Safety
+/// Each input's address is non-null and aligned even when it has no elements, and holds its
+/// shape's elements of its element type, row-major and initialised (a `bool` byte 0 or 1),
+/// not written during the call. `out` is the address of a row-major output of the op's
+/// output type and `out_shape`, non-null and aligned, writable, overlapping no input, and
+/// not otherwise accessed during the call.
+pub unsafe fn eltwise_row_major(
+    op: EltwiseOp,
+    inputs: &[(DType, *const u8, &[usize])],
+    spec: &AutoBroadcast,
+    out: *mut u8,
+    out_shape: &[usize],
+    par: Parallelism<'_>,
+) -> Result<(), BroadcastError> {
+    if let [(da, a, sa), (db, b, sb)] = *inputs {
+        if let Some(record) = (da == db && sa.len() <= 8 && sb.len() <= 8)
+            .then(|| kept_record(op, da))
+            .flatten()
+            .filter(|r| r.serves(par))
+        {
+            let rule = resolve(op, spec, &[sa, sb])?;
+            if !rule.channel {
+                let (mut ra, mut rb) = ([0isize; 8], [0isize; 8]);
+                let (ra, rb) = (
+                    row_major_strides_into(sa, &mut ra),
+                    row_major_strides_into(sb, &mut rb),
+                );
+                let mut plan = EltwisePlan::<2>::empty();
+                plan.build([sa, sb], [ra, rb], 0, &rule.spec, true)?;
+                if plan.out_shape() != out_shape {
+                    return Err(BroadcastError::OutputShape {
+                        expected: Dims(plan.out_shape().to_vec()),
+                        actual: Dims(out_shape.to_vec()),
+                    });
+                }
+                // SAFETY: the caller's contract: the buffers are row-major of their shapes,
+                // the layout the plan was built for, of the record's types (one operand
+                // type, the op's output type), and `out` holds the plan's output.
+                return unsafe { record.run(&plan, a, b, out, par) };
+            }
+        }
+    }
+    let mut views: Vec<TensorView<'_>> = crate::exec::reserve(inputs.len(), &[], false)?;
+    for &(dtype, ptr, shape) in inputs {
+        // SAFETY: the caller's contract on each input.
+        views.push(unsafe { view_at(dtype, ptr, shape) });
+    }
+    let dtypes: Vec<DType> = inputs.iter().map(|&(d, _, _)| d).collect();
+    let out_dtype = output_dtype(op, &dtypes)?;
+    // SAFETY: the caller's contract on `out`.
+    let out = unsafe { view_mut_at(out_dtype, out, out_shape) };
+    crate::eltwise_view_into(op, &views, spec, out, par)
+}
+
+/// The kernel record of `op` on operands of `dtype` ([`direct_binary`]), made at the first
+/// call that asks for it and kept for the process: an op whose every attribute its C code
+/// names (so the code is a key), of a type that has a record.
+fn kept_record(op: EltwiseOp, dtype: DType) -> Option<&'static dyn DirectRun> {
+    use std::sync::OnceLock;
+    type Slot = OnceLock<Option<Box<dyn DirectRun>>>;
+    const CODES: usize = 64;
+    static RECORDS: OnceLock<Vec<Slot>> = OnceLock::new();
+    let code = usize::try_from(op.c_code()).ok().filter(|&c| c < CODES)?;
+    if EltwiseOp::from_c_code(op.c_code()) != Some(op) {
+        return None;
+    }
+    let d = DType::ALL.iter().position(|&t| t == dtype)?;
+    let records =
+        RECORDS.get_or_init(|| (0..CODES * DType::ALL.len()).map(|_| Slot::new()).collect());
+    records[code * DType::ALL.len() + d]
+        .get_or_init(|| direct_binary(op, dtype))
+        .as_deref()
+}
+
+/// Row-major strides of `shape` (at most 8 axes) in `room`, as [`row_major_strides`].
+fn row_major_strides_into<'r>(shape: &[usize], room: &'r mut [isize; 8]) -> &'r [isize] {
+    let strides = &mut room[..shape.len()];
+    fill_row_major_strides(shape, strides);
+    strides
 }
 
 /// A row-major view of `shape` of `dtype` at `ptr`.

@@ -552,6 +552,10 @@ pub type BinaryOp = EltwiseOp;
 #[error("unknown element-wise op '{0}'")]
 pub struct ParseBinaryOpError(pub String);
 
+/// [`EltwiseOp::relative_cost`] of a dear op (the `op_cost` example measures each op next to
+/// `add`; benches/RESULTS.md has the figures).
+pub(crate) const DEAR_OP_COST: usize = 4;
+
 impl EltwiseOp {
     /// The op of an OpenVINO type name, with its default attributes (`Divide` with
     /// `pythondiv: true`).
@@ -576,6 +580,34 @@ impl EltwiseOp {
             .copied()
             .find(|op| op.onnx_type() == Some(s))
             .ok_or_else(|| ParseBinaryOpError(s.to_string()))
+    }
+
+    /// What one output element of the op costs on operands of `dtype`, next to `add` of the
+    /// same type, for the cost model: 1 for an op whose body is vector arithmetic (bound by
+    /// its memory traffic), more for one whose body calls a function (`powf`, `fmod`, the
+    /// floor modulo) or divides integers (no vector instruction on x86). The cost model
+    /// counts an op's output bytes times this, so an op its arithmetic bounds takes a second
+    /// thread at a smaller output. Which ops are dear is measured (the `op_cost` example).
+    #[must_use]
+    pub fn relative_cost(&self, dtype: DType) -> usize {
+        let int = matches!(
+            KernelKind::of(dtype),
+            KernelKind::Signed | KernelKind::Unsigned
+        );
+        let dear = match self {
+            EltwiseOp::Power
+            | EltwiseOp::OnnxPow
+            | EltwiseOp::FloorMod
+            | EltwiseOp::Mod
+            | EltwiseOp::OnnxMod { .. } => true,
+            EltwiseOp::Divide { .. } => int,
+            _ => false,
+        };
+        if dear {
+            DEAR_OP_COST
+        } else {
+            1
+        }
     }
 
     /// The element type `self` produces from operands of type `dtype` (operand 0's, for an op
@@ -715,5 +747,36 @@ mod tests {
         assert!(EltwiseOp::Less.output_dtype(DType::String).is_err());
         assert!(EltwiseOp::BitwiseAnd.output_dtype(DType::Bool).is_ok());
         assert!(EltwiseOp::Select.output_dtype(DType::String).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::*;
+
+    /// Written out here, not derived from the rows: the memory-bound ops cost 1, the ops that
+    /// call a function or divide integers cost more.
+    #[test]
+    fn ops_that_call_or_divide_integers_cost_more_than_add() {
+        let cheap = [
+            (EltwiseOp::Add, DType::F32),
+            (EltwiseOp::Multiply, DType::F16),
+            (EltwiseOp::Divide { pythondiv: true }, DType::F32),
+            (EltwiseOp::Maximum, DType::I32),
+            (EltwiseOp::Add, DType::I64),
+            (EltwiseOp::Less, DType::F64),
+        ];
+        for (op, dtype) in cheap {
+            assert_eq!(op.relative_cost(dtype), 1, "{op:?} {dtype}");
+        }
+        let dear = [
+            (EltwiseOp::Power, DType::F32),
+            (EltwiseOp::Divide { pythondiv: true }, DType::I32),
+            (EltwiseOp::Divide { pythondiv: false }, DType::U8),
+            (EltwiseOp::FloorMod, DType::I64),
+        ];
+        for (op, dtype) in dear {
+            assert!(op.relative_cost(dtype) > 1, "{op:?} {dtype}");
+        }
     }
 }

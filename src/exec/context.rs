@@ -3,11 +3,12 @@
 //!
 //! A runtime builds one per inference session; the free functions that take no context run
 //! as [`Context::default`] does (the process's team outside a rayon pool, the pool inside
-//! one, and the strategy of this CPU).
+//! one, and the strategy of this CPU). A call on a context reads its threads and strategy
+//! from the context alone: the strategy is fixed when the context is built.
 
 use std::sync::Arc;
 
-use super::strategy::{with_strategy, Strategy};
+use super::strategy::Strategy;
 use super::team::{ParallelFor, Team};
 use super::Parallelism;
 
@@ -40,15 +41,12 @@ enum Threads {
 #[derive(Clone)]
 pub struct Context {
     threads: Threads,
-    strategy: Option<Strategy>,
+    strategy: Strategy,
 }
 
 impl Default for Context {
     fn default() -> Context {
-        Context {
-            threads: Threads::Default,
-            strategy: None,
-        }
+        Context::of(Threads::Default)
     }
 }
 
@@ -69,58 +67,60 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
+    /// Calls on `threads` with this process's strategy ([`Strategy::for_process`]).
+    fn of(threads: Threads) -> Context {
+        Context {
+            threads,
+            strategy: Strategy::for_process(),
+        }
+    }
+
     /// Calls run on the calling thread only.
     #[must_use]
     pub fn serial() -> Context {
-        Context {
-            threads: Threads::Serial,
-            strategy: None,
-        }
+        Context::of(Threads::Serial)
     }
 
     /// Calls run on a team of bcast's own.
     #[must_use]
     pub fn team(team: Arc<Team>) -> Context {
-        Context {
-            threads: Threads::Team(team),
-            strategy: None,
-        }
+        Context::of(Threads::Team(team))
     }
 
     /// Calls run on a caller's rayon pool.
     #[must_use]
     pub fn pool(pool: Arc<rayon::ThreadPool>) -> Context {
-        Context {
-            threads: Threads::Pool(pool),
-            strategy: None,
-        }
+        Context::of(Threads::Pool(pool))
     }
 
     /// Calls run on the host's own pool, through its parallel-for.
     #[must_use]
     pub fn host(host: Arc<dyn ParallelFor + Send + Sync>) -> Context {
-        Context {
-            threads: Threads::Host(host),
-            strategy: None,
-        }
+        Context::of(Threads::Host(host))
     }
 
     /// The same threads with this store strategy instead of the CPU's.
     #[must_use]
     pub fn with_strategy(mut self, strategy: Strategy) -> Context {
-        self.strategy = Some(strategy);
+        self.strategy = strategy;
         self
     }
 
-    /// The strategy calls run with: the one given, or the CPU's.
+    /// The strategy calls run with: the one given, or the CPU's when the context was built.
     #[must_use]
     pub fn strategy(&self) -> Strategy {
-        self.strategy.unwrap_or_else(Strategy::get)
+        self.strategy
     }
 
-    /// The threads, as the `*_with` functions take them.
+    /// The context as the `*_with` functions take it: its threads and its strategy
+    /// ([`Parallelism::Context`]).
     #[must_use]
     pub fn parallelism(&self) -> Parallelism<'_> {
+        Parallelism::Context(self)
+    }
+
+    /// Its threads alone.
+    pub(crate) fn threads(&self) -> Parallelism<'_> {
         match &self.threads {
             Threads::Default => Parallelism::Auto,
             Threads::Serial => Parallelism::Serial,
@@ -130,12 +130,8 @@ impl Context {
         }
     }
 
-    /// Runs `call` with the context's threads, and its strategy in force on this thread
-    /// (every executor reads the strategy once, on the calling thread, when a call starts).
+    /// Runs `call` on the context ([`Context::parallelism`]).
     pub fn run<R>(&self, call: impl FnOnce(Parallelism<'_>) -> R) -> R {
-        match self.strategy {
-            Some(s) => with_strategy(s, || call(self.parallelism())),
-            None => call(self.parallelism()),
-        }
+        call(self.parallelism())
     }
 }

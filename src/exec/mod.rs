@@ -14,6 +14,7 @@ mod machine;
 mod odometer;
 mod parallel;
 mod prefetch;
+mod rows;
 mod scratch;
 mod slot;
 mod source;
@@ -27,17 +28,20 @@ pub(crate) use fresh::reserve;
 pub(crate) use guard::guarded;
 pub use machine::{Machine, Policy};
 pub use odometer::Odometer;
-pub use parallel::{for_each_chunk, threads, threads_for, with_tuning, Tuning};
+#[cfg(any(test, feature = "testing"))]
+pub use parallel::with_tuning;
+#[cfg(feature = "testing")]
+pub use parallel::Tuning;
+pub use parallel::{for_each_chunk, threads, threads_for};
 pub(crate) use parallel::{
     runs_inline, stream_eltwise_stores, stream_stores, threads_for_rayon, CHUNKS_PER_THREAD,
 };
 pub(crate) use prefetch::{per_line, prefetch_ahead, Ahead};
+pub(crate) use rows::{row_settings, with_row_settings, RowSettings};
 pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, uninit_slots, Slot};
 pub(crate) use source::{broadcast_source, check_shape, row_major};
-pub use strategy::{
-    with_strategy, ArithmeticWidth, FillStores, RowCopies, Strategy, StreamedRows, Vendor,
-};
+pub use strategy::{ArithmeticWidth, FillStores, RowCopies, Strategy, StreamedRows, Vendor};
 #[cfg(all(target_arch = "x86_64", bcast_avx512))]
 pub(crate) use stream::stream_value_lines;
 pub(crate) use stream::{
@@ -85,4 +89,30 @@ pub enum Parallelism<'a> {
     /// Run on the host's thread pool, through its parallel-for, when the output is large
     /// enough to gain from it.
     Host(&'a dyn ParallelFor),
+    /// Run as this context says: on its threads, with its strategy ([`Context::run`] and
+    /// [`Context::parallelism`] hand it out). Every other value runs with this process's
+    /// strategy ([`Strategy::for_process`]).
+    Context(&'a Context),
+}
+
+impl<'a> Parallelism<'a> {
+    /// The threads alone: a context's threads, every other value itself.
+    #[inline]
+    #[must_use]
+    pub fn threads_only(self) -> Parallelism<'a> {
+        match self {
+            Parallelism::Context(c) => c.threads(),
+            par => par,
+        }
+    }
+
+    /// The strategy a call on `self` runs with: a context's, else this process's.
+    #[inline]
+    #[must_use]
+    pub fn strategy(self) -> Strategy {
+        match self {
+            Parallelism::Context(c) => c.strategy(),
+            _ => Strategy::for_process(),
+        }
+    }
 }

@@ -13,11 +13,11 @@
 //! ([`Strategy::pool_handoff_from`]): the pool's threads write every chunk while the caller
 //! waits. Which thread writes a chunk never changes what is written.
 
-use std::cell::Cell;
 use std::sync::Mutex;
 
 use super::guard::guarded;
 use super::machine::{Policy, MIN_CHUNK_BYTES};
+use super::rows::{with_row_settings, RowSettings};
 use super::strategy::Strategy;
 use super::team::{as_job_share, in_job, ParallelFor, Team};
 use super::Parallelism;
@@ -31,8 +31,9 @@ pub(crate) const CHUNKS_PER_THREAD: usize = 4;
 const CHUNK_ALIGN_BYTES: usize = 4096;
 
 /// Knobs for tests of an executor's chunking, read on the calling thread when a run starts
-/// (so parallel tests do not see each other's settings). Not for production use: they make
-/// runs slower, and `panic_in_chunk` injects a fault.
+/// (so parallel tests do not see each other's settings). Only in builds with the `testing`
+/// feature (this crate's own tests): they make runs slower, and `panic_in_chunk` injects a
+/// fault. Without it every run reads [`Tuning::DEFAULT`], a constant.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tuning {
     /// Split every non-serial run into chunks of exactly this many elements, whatever the
@@ -59,11 +60,26 @@ impl Tuning {
     };
 }
 
+#[cfg(any(test, feature = "testing"))]
 thread_local! {
-    static TUNING: Cell<Tuning> = const { Cell::new(Tuning::DEFAULT) };
+    static TUNING: std::cell::Cell<Tuning> = const { std::cell::Cell::new(Tuning::DEFAULT) };
+}
+
+/// The knobs in force: a test's, in a `testing` build; else none.
+#[inline(always)]
+fn tuning() -> Tuning {
+    #[cfg(any(test, feature = "testing"))]
+    {
+        TUNING.with(std::cell::Cell::get)
+    }
+    #[cfg(not(any(test, feature = "testing")))]
+    {
+        Tuning::DEFAULT
+    }
 }
 
 /// Runs `f` with `tuning` in force for runs started on this thread.
+#[cfg(any(test, feature = "testing"))]
 pub fn with_tuning<R>(tuning: Tuning, f: impl FnOnce() -> R) -> R {
     struct Restore(Tuning);
     impl Drop for Restore {
@@ -78,7 +94,7 @@ pub fn with_tuning<R>(tuning: Tuning, f: impl FnOnce() -> R) -> R {
 /// The number of threads `par` may use.
 #[must_use]
 pub fn threads(par: Parallelism<'_>) -> usize {
-    match par {
+    match par.threads_only() {
         Parallelism::Serial => 1,
         Parallelism::Auto if rayon::current_thread_index().is_some() => {
             rayon::current_num_threads()
@@ -87,25 +103,25 @@ pub fn threads(par: Parallelism<'_>) -> usize {
         Parallelism::Pool(pool) => pool.current_num_threads(),
         Parallelism::Team(team) => team.threads(),
         Parallelism::Host(host) => host.threads().max(1),
+        Parallelism::Context(_) => unreachable!("resolved to its threads"),
     }
 }
 
 /// Whether a plain-data output of `bytes` is written with non-temporal stores: from the
 /// machine's [`Policy::stream_from_bytes`] on, unless a [`Tuning`] forces it.
 pub(crate) fn stream_stores(bytes: usize) -> bool {
-    TUNING
-        .with(Cell::get)
+    tuning()
         .stream_stores
         .unwrap_or_else(|| bytes >= Policy::get().stream_from_bytes)
 }
 
 /// Whether a whole element-wise op streams a plain-data output of `bytes`: where the
-/// strategy in force says so ([`super::Strategy::stream_eltwise`]), as [`stream_stores`]
+/// call's strategy says so ([`super::Strategy::stream_eltwise`]), as [`stream_stores`]
 /// decides; a [`Tuning`] that forces streaming on or off decides whatever the strategy.
-pub(crate) fn stream_eltwise_stores(bytes: usize) -> bool {
-    TUNING.with(Cell::get).stream_stores.unwrap_or_else(|| {
-        super::Strategy::get().stream_eltwise && bytes >= Policy::get().stream_from_bytes
-    })
+pub(crate) fn stream_eltwise_stores(bytes: usize, strategy: &Strategy) -> bool {
+    tuning()
+        .stream_stores
+        .unwrap_or_else(|| strategy.stream_eltwise && bytes >= Policy::get().stream_from_bytes)
 }
 
 /// Whether a job of `bytes` runs on the calling thread whatever the parallelism: too small
@@ -117,7 +133,7 @@ pub(crate) fn stream_eltwise_stores(bytes: usize) -> bool {
 pub(crate) fn runs_inline(bytes: usize) -> bool {
     let policy = Policy::get();
     bytes < policy.least_parallel_bytes().min(policy.stream_from_bytes)
-        && TUNING.with(Cell::get) == Tuning::DEFAULT
+        && tuning() == Tuning::DEFAULT
 }
 
 /// The threads an executor uses on `par` for a job of about `bytes` of memory traffic.
@@ -130,7 +146,7 @@ pub(crate) fn runs_inline(bytes: usize) -> bool {
 #[must_use]
 pub fn threads_for(bytes: usize, par: Parallelism<'_>) -> usize {
     let policy = Policy::get();
-    match par {
+    match par.threads_only() {
         Parallelism::Serial => 1,
         _ if in_job() => 1,
         Parallelism::Pool(pool) => threads_for_rayon(bytes, pool.current_num_threads()),
@@ -149,6 +165,7 @@ pub fn threads_for(bytes: usize, par: Parallelism<'_>) -> usize {
         Parallelism::Host(host) => {
             policy.threads_for_dispatch(bytes, host.threads(), host.dispatch_cost_ns())
         }
+        Parallelism::Context(_) => unreachable!("resolved to its threads"),
     }
 }
 
@@ -168,8 +185,7 @@ fn threads_on_team(policy: &Policy, bytes: usize, team: &Team) -> usize {
 pub(crate) fn threads_for_rayon(bytes: usize, available: usize) -> usize {
     let policy = Policy::get();
     Policy {
-        serial_below_bytes: TUNING
-            .with(Cell::get)
+        serial_below_bytes: tuning()
             .serial_below_bytes
             .unwrap_or(policy.serial_below_bytes),
         ..policy
@@ -196,9 +212,12 @@ where
     S: Send,
     F: Fn(usize, &mut [S]) + Sync,
 {
-    let tuning = TUNING.with(Cell::get);
+    let tuning = tuning();
     let bytes = dst.len().saturating_mul(cost_bytes);
     let policy = Policy::get();
+    let strategy = par.strategy();
+    let rows = RowSettings::of(&strategy);
+    let par = par.threads_only();
     let threads = match par {
         Parallelism::Serial => 1,
         _ if in_job() => 1,
@@ -206,7 +225,7 @@ where
         _ => threads_for(bytes, par),
     };
     if threads <= 1 {
-        write(0, dst);
+        with_row_settings(rows, || write(0, dst));
         return Ok(());
     }
     // The default outside a rayon pool is the process's team, found only now that the work
@@ -219,7 +238,7 @@ where
                 Parallelism::Team(&global)
             }
             None => {
-                write(0, dst);
+                with_row_settings(rows, || write(0, dst));
                 return Ok(());
             }
         },
@@ -234,7 +253,7 @@ where
         if tuning.panic_in_chunk == Some(i) {
             panic!("injected panic in chunk {i}");
         }
-        write(start, chunk);
+        with_row_settings(rows, || write(start, chunk));
     };
     if let Parallelism::Team(_) | Parallelism::Host(_) = par {
         // A fixed share per participant, as OpenMP's static schedule: participant `p` always
@@ -266,7 +285,7 @@ where
         run_chunk(i, start, chunk);
     };
     let work = &work;
-    let hand_off = bytes >= Strategy::get().pool_handoff_from;
+    let hand_off = bytes >= strategy.pool_handoff_from;
     guarded(|| match par {
         // `scope` from outside the pool runs its body on a pool thread, the caller blocked.
         Parallelism::Pool(pool) if hand_off && pool.current_thread_index().is_none() => {
@@ -427,11 +446,13 @@ mod tests {
     /// Every element is written once, by whoever writes it.
     #[test]
     fn a_run_from_outside_the_pool_is_handed_to_it() {
-        use super::super::strategy::with_strategy;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        use super::super::Context;
+        let pool = std::sync::Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap(),
+        );
         let tuning = Tuning {
             chunk_elems: Some(64),
             ..Tuning::default()
@@ -446,14 +467,13 @@ mod tests {
             let writers = Mutex::new(Vec::new());
             let mut run = || {
                 *caller.lock().unwrap() = Some(std::thread::current().id());
-                with_strategy(strategy, || {
-                    with_tuning(tuning, || {
-                        for_each_chunk(&mut v, 4, Parallelism::Pool(&pool), |start, c| {
-                            writers.lock().unwrap().push(std::thread::current().id());
-                            for (i, x) in c.iter_mut().enumerate() {
-                                *x += (start + i) as u32 + 1;
-                            }
-                        })
+                let ctx = Context::pool(std::sync::Arc::clone(&pool)).with_strategy(strategy);
+                with_tuning(tuning, || {
+                    for_each_chunk(&mut v, 4, ctx.parallelism(), |start, c| {
+                        writers.lock().unwrap().push(std::thread::current().id());
+                        for (i, x) in c.iter_mut().enumerate() {
+                            *x += (start + i) as u32 + 1;
+                        }
                     })
                 })
             };

@@ -1,33 +1,12 @@
 //! Software prefetch for the executors' streaming loops.
 //!
-//! A loop that reads an operand front to back asks for the line [`Strategy::prefetch_ahead`]
+//! A loop that reads an operand front to back asks for the line [`super::Strategy::prefetch_ahead`]
 //! bytes ahead of where it reads (none when that is 0). CPUs whose hardware prefetchers
 //! already follow such streams lose almost nothing (one hint per cache line); machines whose
 //! prefetchers do not keep up (some virtual machines) gain the memory-level parallelism the
 //! loop would otherwise lack; benches/RESULTS.md has the figures.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use super::strategy::Strategy;
-
-/// The prefetch distance in bytes, once read from the strategy (`usize::MAX`: not yet).
-static AHEAD: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-/// How far ahead of its reads a streaming loop prefetches, in bytes (0: not at all).
-#[inline(always)]
-fn ahead() -> usize {
-    match AHEAD.load(Ordering::Relaxed) {
-        usize::MAX => read_ahead(),
-        a => a,
-    }
-}
-
-#[cold]
-fn read_ahead() -> usize {
-    let a = Strategy::get().prefetch_ahead.min(usize::MAX - 1);
-    AHEAD.store(a, Ordering::Relaxed);
-    a
-}
+use super::rows::row_settings;
 
 /// Elements of `T` per 64-byte line (at least 1): how often a loop issues a hint.
 #[inline(always)]
@@ -47,16 +26,16 @@ pub(crate) fn prefetch_ahead<T>(s: &[T], i: usize) {
     Ahead::get().hint(s.as_ptr().wrapping_add(i));
 }
 
-/// The prefetch distance, read once for a whole block of work, so a loop's hint per line is
-/// one instruction (a loop-invariant test when the distance is 0) instead of a load of the
-/// shared setting per line.
+/// The prefetch distance of the run in progress ([`super::RowSettings`]), read once for a
+/// whole block of work, so a loop's hint per line is one instruction (a loop-invariant test
+/// when the distance is 0) instead of a read of the setting per line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ahead(usize);
 
 impl Ahead {
     #[inline(always)]
     pub(crate) fn get() -> Ahead {
-        Ahead(ahead())
+        Ahead(row_settings().ahead)
     }
 
     /// Hints that the line the prefetch distance past `p` will be read soon. Any pointer is

@@ -11,9 +11,9 @@
 //! on for it: CPUs of other vendors get the plain strategies (ordinary vector stores and
 //! `memcpy`, no software prefetch).
 //!
-//! Every strategy writes the same bytes; tests run each one (`with_strategy`).
+//! Every strategy writes the same bytes; tests run each one through a context
+//! ([`super::Context::with_strategy`]).
 
-use std::cell::Cell;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -187,14 +187,11 @@ impl Strategy {
         }
     }
 
-    /// The strategies for this process: this CPU's table entry, with `BCAST_STRATEGY`
-    /// applied when it is set and valid (see [`Strategy::from_env`]); read once.
+    /// The default context's strategy ([`super::Context::default`], and calls that name no
+    /// context): this CPU's table entry, with `BCAST_STRATEGY` applied when it is set and
+    /// valid (see [`Strategy::from_env`]); read once per process.
     #[must_use]
-    pub fn get() -> Strategy {
-        let tuned = TEST_STRATEGY.with(Cell::get);
-        if let Some(s) = tuned {
-            return s;
-        }
+    pub fn for_process() -> Strategy {
         static STRATEGY: OnceLock<Strategy> = OnceLock::new();
         *STRATEGY.get_or_init(|| {
             Strategy::from_env().unwrap_or_else(|_| Strategy::for_vendor(Vendor::get()))
@@ -336,24 +333,6 @@ impl fmt::Display for Vendor {
     }
 }
 
-thread_local! {
-    static TEST_STRATEGY: Cell<Option<Strategy>> = const { Cell::new(None) };
-}
-
-/// Runs `f` with `strategy` in force for runs started on this thread and for the chunks
-/// they hand to other threads (the executors read the strategy once per run, on the calling
-/// thread). For tests that every strategy writes the same bytes.
-pub fn with_strategy<R>(strategy: Strategy, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Strategy>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            TEST_STRATEGY.with(|t| t.set(self.0));
-        }
-    }
-    let _restore = Restore(TEST_STRATEGY.with(|t| t.replace(Some(strategy))));
-    f()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,18 +377,5 @@ mod tests {
         assert!(Strategy::PLAIN
             .with_overrides("handoff-from=always")
             .is_err());
-    }
-
-    #[test]
-    fn a_test_strategy_holds_on_its_thread_only_while_it_runs() {
-        let inside = with_strategy(Strategy::PLAIN, Strategy::get);
-        assert_eq!(inside, Strategy::PLAIN);
-        let other = with_strategy(Strategy::INTEL, || {
-            std::thread::spawn(|| TEST_STRATEGY.with(Cell::get))
-                .join()
-                .unwrap()
-        });
-        assert_eq!(other, None);
-        assert_eq!(TEST_STRATEGY.with(Cell::get), None);
     }
 }

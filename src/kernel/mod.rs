@@ -71,7 +71,7 @@ pub(crate) fn execute<U: Copy + Send + Sync + bytemuck::NoUninit>(
         cost_bytes: elem_bytes,
         widening: Widening::LANES,
         isa,
-        strategy: Strategy::get(),
+        strategy: par.strategy(),
     };
     if stream_stores(dst.len().saturating_mul(elem_bytes)) {
         return run_streaming(plan, src, dst, par, style);
@@ -140,7 +140,7 @@ pub(crate) fn execute_clone(
         // do not vectorise.
         widening: Widening::NONE,
         isa: Isa::Baseline,
-        strategy: Strategy::get(),
+        strategy: par.strategy(),
     };
     run(plan, src, dst, par, style)
 }

@@ -178,6 +178,7 @@ fn reduce_slice<T: Summable>(
         // The reduction hands its pairwise trees to rayon itself (ARCHITECTURE.md says why):
         // on a team or a host's pool it runs on the calling thread.
         let bytes = std::mem::size_of_val(grad);
+        let par = par.threads_only();
         let threads = match par {
             Parallelism::Auto if !shared::in_job() => {
                 shared::threads_for_rayon(bytes, rayon::current_num_threads())
@@ -191,8 +192,11 @@ fn reduce_slice<T: Summable>(
             exec::reduce_into(grad, &layout, out, isa, None);
         } else {
             match par {
-                Parallelism::Serial | Parallelism::Team(_) | Parallelism::Host(_) => {
-                    unreachable!("one thread")
+                Parallelism::Serial
+                | Parallelism::Team(_)
+                | Parallelism::Host(_)
+                | Parallelism::Context(_) => {
+                    unreachable!("one thread, or resolved to its threads")
                 }
                 Parallelism::Auto => {
                     guarded(|| exec::reduce_into(grad, &layout, out, isa, Some(threads)))?;

@@ -378,6 +378,33 @@ pub(crate) unsafe fn out_view<'a>(
     }, other => Err(no_code(other, func)))
 }
 
+/// A row-major view of `shape` of `dtype` at `ptr`.
+///
+/// # Safety
+/// `ptr` was checked by `in_buffer` for the shape's element count of `dtype`, and is not
+/// written for 'a.
+unsafe fn view_at<'a>(dtype: DType, ptr: *const u8, shape: &[usize]) -> TensorView<'a> {
+    with_dtype!(dtype, T => {
+        // SAFETY: the caller's contract: non-NULL or dangling for none, aligned, holding the
+        // shape's elements, row-major.
+        TensorView::from(unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape), ptr.cast::<T>()) })
+    }, _other => unreachable!("a dtype with a code"))
+}
+
+/// A row-major writable view of `shape` of `dtype` at `ptr`.
+///
+/// # Safety
+/// `ptr` was checked by `out_buffer` for the shape's element count of `dtype`, and nothing
+/// else accesses it for 'a.
+unsafe fn view_mut_at<'a>(dtype: DType, ptr: *mut u8, shape: &[usize]) -> TensorViewMut<'a> {
+    with_dtype!(dtype, T => {
+        // SAFETY: the caller's contract, as `view_at`'s, and unaliased.
+        TensorViewMut::from(unsafe {
+            ArrayViewMutD::from_shape_ptr(IxDyn(shape), ptr.cast::<T>())
+        })
+    }, _other => unreachable!("a dtype with a code"))
+}
+
 /// The output element type of `op` on operands of `dtypes` (arity checked): Select's is
 /// `then`'s, ONNX Pow's the base's, the others' the op table's rule on operand 0's.
 fn output_dtype(op: EltwiseOp, dtypes: &[DType]) -> Result<DType, BroadcastError> {
@@ -451,6 +478,42 @@ pub(crate) trait Evaluation {
         out: TensorViewMut<'_>,
         par: Parallelism<'_>,
     ) -> Result<(), BroadcastError>;
+
+    /// [`Evaluation::evaluate_into`] on row-major buffers by address (each checked by
+    /// `in_buffer`, `out` by `out_buffer`): on views of them, unless the evaluation has a
+    /// path of its own on addresses.
+    ///
+    /// # Safety
+    /// As [`bcast::eltwise_row_major`].
+    unsafe fn evaluate_row_major(
+        &self,
+        inputs: &[(DType, *const u8, &[usize])],
+        out: (DType, *mut u8, &[usize]),
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        // SAFETY: the caller's contract: checked, row-major buffers of their shapes.
+        let view = |&(dtype, ptr, shape): &(DType, *const u8, &[usize])| unsafe {
+            view_at(dtype, ptr, shape)
+        };
+        // SAFETY: the caller's contract on `out`.
+        let out_view = unsafe { view_mut_at(out.0, out.1, out.2) };
+        // Two and three operands on the stack, as `evaluate` keeps them.
+        match inputs {
+            [a, b] => self.evaluate_into(&[view(a), view(b)], out_view, par),
+            [a, b, c] => self.evaluate_into(&[view(a), view(b), view(c)], out_view, par),
+            _ => {
+                let mut views: Vec<TensorView<'_>> = Vec::new();
+                views
+                    .try_reserve_exact(inputs.len())
+                    .map_err(|_| BroadcastError::Allocation {
+                        bytes: std::mem::size_of::<TensorView<'_>>().saturating_mul(inputs.len()),
+                        shape: bcast::Dims(vec![inputs.len()]),
+                    })?;
+                views.extend(inputs.iter().map(view));
+                self.evaluate_into(&views, out_view, par)
+            }
+        }
+    }
 }
 
 /// One op of the table under one broadcast rule.
@@ -476,6 +539,16 @@ impl Evaluation for OneOp<'_> {
     ) -> Result<(), BroadcastError> {
         bcast::eltwise_view_into(self.op, inputs, self.spec, out, par)
     }
+
+    unsafe fn evaluate_row_major(
+        &self,
+        inputs: &[(DType, *const u8, &[usize])],
+        out: (DType, *mut u8, &[usize]),
+        par: Parallelism<'_>,
+    ) -> Result<(), BroadcastError> {
+        // SAFETY: the caller's contract, which is this function's.
+        unsafe { bcast::eltwise_row_major(self.op, inputs, self.spec, out.1, out.2, par) }
+    }
 }
 
 /// [`evaluate`]'s body for the operands named, each list an array on the stack; the operands
@@ -486,9 +559,17 @@ macro_rules! evaluate_fixed {
         let out_dtype = $evaluation.output_dtype(&[$($o.dtype),+])?;
         let threads = self::threads($threads, $func)?;
         let shape = $evaluation.output_shape(&[$($o.shape),+])?;
-        $(let $o = in_view($o.dtype, $o.data, $o.shape, $func, $o.what)?;)+
-        let out = out_view(out_dtype, $out, $capacity, &shape, &[$($o.1),+], $func)?;
-        $evaluation.evaluate_into(&[$($o.0),+], out, threads.parallelism())?;
+        $(let $o = (
+            in_buffer($o.dtype, $o.data, bcast::checked_len($o.shape)?, $func, $o.what)?,
+            $o,
+        );)+
+        let len = bcast::checked_len(&shape)?;
+        let out = out_buffer(out_dtype, $out, $capacity, &shape, len, &[$(($o.0).1),+], $func)?;
+        $evaluation.evaluate_row_major(
+            &[$(($o.1.dtype, ($o.0).0, $o.1.shape)),+],
+            (out_dtype, out, &shape),
+            threads.parallelism(),
+        )?;
         Ok(())
     }};
 }

@@ -122,7 +122,7 @@ pub fn read_sum<T: bytemuck::Pod + Sync>(buf: &[T], par: Parallelism<'_>) -> u64
         .sum();
     let chunk = 1 << 15;
     let sum_words = |w: &[u64]| w.iter().fold(0u64, |a, &b| a.wrapping_add(b));
-    let body = match par {
+    let body = match par.threads_only() {
         Parallelism::Serial => sum_words(words),
         // The reduction runs on rayon (a team or a host's pool leaves it on the caller).
         Parallelism::Team(_) | Parallelism::Host(_) => sum_words(words),
@@ -136,6 +136,7 @@ pub fn read_sum<T: bytemuck::Pod + Sync>(buf: &[T], par: Parallelism<'_>) -> u64
                 .map(sum_words)
                 .reduce(|| 0, u64::wrapping_add)
         }),
+        Parallelism::Context(_) => unreachable!("resolved to its threads"),
     };
     std::hint::black_box(edge.wrapping_add(body))
 }

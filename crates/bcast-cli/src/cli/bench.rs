@@ -272,7 +272,7 @@ pub(crate) fn cpu_model() -> String {
 /// environment's override was not taken, if it was not).
 pub(crate) fn machine_line() -> String {
     let model = cpu_model();
-    let strategy = bcast::exec::Strategy::get();
+    let strategy = bcast::exec::Strategy::for_process();
     let refused = match bcast::exec::Strategy::from_env() {
         Err(e) => format!(" (ignored: {e})"),
         Ok(_) => String::new(),

@@ -678,12 +678,16 @@ impl<T: Copy> Tile<T> {
         if self.key != Some(key) {
             self.usable = tile_usable::<T>(period, row_len);
             self.values.clear();
+            // One allocation for the whole tile: grown value by value it reallocated about
+            // a dozen times per chunk, and the allocator's lock, taken by every thread of a
+            // split call at once, made a second thread slower than one.
+            let total = self.usable + period;
+            self.values.reserve(total);
             for i in 0..period {
                 // SAFETY: caller's contract.
                 self.values
                     .push(*unsafe { op.at(offset + i as isize * stride) });
             }
-            let total = self.usable + period;
             while self.values.len() < total {
                 let n = self.values.len().min(total - self.values.len());
                 self.values.extend_from_within(..n);

@@ -552,8 +552,11 @@ pub type BinaryOp = EltwiseOp;
 #[error("unknown element-wise op '{0}'")]
 pub struct ParseBinaryOpError(pub String);
 
-/// [`EltwiseOp::relative_cost`] of a dear op (the `op_cost` example measures each op next to
-/// `add`; benches/RESULTS.md has the figures).
+/// [`EltwiseOp::relative_cost`] of a dear op. At one thread on a 64 KiB output (in the core's
+/// cache) the dear ops took from 3.7-4.4 (f32 floor_mod) to 88-97 (i32 power) times as long
+/// as `add` of their type, every other op at most 2.4 times (the `op_cost` example, two runs
+/// on an Intel Xeon; benches/RESULTS.md). About the least of them is used, so that no dear
+/// op is given threads its work does not pay for.
 pub(crate) const DEAR_OP_COST: usize = 4;
 
 impl EltwiseOp {
@@ -585,7 +588,8 @@ impl EltwiseOp {
     /// What one output element of the op costs on operands of `dtype`, next to `add` of the
     /// same type, for the cost model: 1 for an op whose body is vector arithmetic (bound by
     /// its memory traffic), more for one whose body calls a function (`powf`, `fmod`, the
-    /// floor modulo) or divides integers (no vector instruction on x86). The cost model
+    /// floor modulo), divides integers (no vector instruction on x86) or shifts by checked
+    /// amounts (BitShift). The cost model
     /// counts an op's output bytes times this, so an op its arithmetic bounds takes a second
     /// thread at a smaller output. Which ops are dear is measured (the `op_cost` example).
     #[must_use]
@@ -599,8 +603,9 @@ impl EltwiseOp {
             | EltwiseOp::OnnxPow
             | EltwiseOp::FloorMod
             | EltwiseOp::Mod
-            | EltwiseOp::OnnxMod { .. } => true,
-            EltwiseOp::Divide { .. } => int,
+            | EltwiseOp::OnnxMod { .. }
+            | EltwiseOp::BitShift { .. } => true,
+            EltwiseOp::Divide { .. } | EltwiseOp::OnnxDiv => int,
             _ => false,
         };
         if dear {
@@ -774,7 +779,15 @@ mod cost_tests {
             (EltwiseOp::Divide { pythondiv: true }, DType::I32),
             (EltwiseOp::Divide { pythondiv: false }, DType::U8),
             (EltwiseOp::FloorMod, DType::I64),
+            (EltwiseOp::OnnxDiv, DType::I32),
+            (
+                EltwiseOp::BitShift {
+                    direction: ShiftDirection::Right,
+                },
+                DType::U32,
+            ),
         ];
+        assert_eq!(EltwiseOp::OnnxDiv.relative_cost(DType::F32), 1);
         for (op, dtype) in dear {
             assert!(op.relative_cost(dtype) > 1, "{op:?} {dtype}");
         }

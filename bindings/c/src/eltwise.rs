@@ -270,14 +270,9 @@ pub(crate) unsafe fn in_view<'a>(
     let len = bcast::checked_len(shape)?;
     // SAFETY: the caller's contract.
     let (addr, span) = unsafe { in_buffer(dtype, ptr, len, func, what)? };
-    with_dtype!(dtype, T => {
-        // SAFETY: `in_buffer` checked the address (non-NULL or dangling for none, aligned),
-        // the bytes of a bool, and that it holds the shape's element count, row-major;
-        // readable for 'a (the contract). (ndarray's safe constructor would measure the
-        // slice again, a visible share of a tiny call.)
-        let v = unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape), addr.cast::<T>()) };
-        Ok((TensorView::from(v), span))
-    }, other => Err(no_code(other, func)))
+    // SAFETY: `in_buffer` checked the address for the shape's element count of `dtype`;
+    // readable for 'a (the contract).
+    Ok((unsafe { view_at(dtype, addr, shape) }, span))
 }
 
 /// The caller's operand of `dtype` and `len` elements, checked as [`in_view`] checks it, as
@@ -368,14 +363,9 @@ pub(crate) unsafe fn out_view<'a>(
     let len = bcast::checked_len(shape)?;
     // SAFETY: the caller's contract.
     let addr = unsafe { out_buffer(dtype, ptr, capacity, shape, len, inputs, func)? };
-    with_dtype!(dtype, T => {
-        // SAFETY: `out_buffer` checked the address (non-NULL or dangling for none, aligned),
-        // that the capacity holds the shape's element count, and the overlap; writable and
-        // unaliased for 'a (the contract).
-        Ok(TensorViewMut::from(unsafe {
-            ArrayViewMutD::from_shape_ptr(IxDyn(shape), addr.cast::<T>())
-        }))
-    }, other => Err(no_code(other, func)))
+    // SAFETY: `out_buffer` checked the address for the shape's element count of `dtype` and
+    // the overlap; writable and unaliased for 'a (the contract).
+    Ok(unsafe { view_mut_at(dtype, addr, shape) })
 }
 
 /// A row-major view of `shape` of `dtype` at `ptr`.
@@ -386,7 +376,8 @@ pub(crate) unsafe fn out_view<'a>(
 unsafe fn view_at<'a>(dtype: DType, ptr: *const u8, shape: &[usize]) -> TensorView<'a> {
     with_dtype!(dtype, T => {
         // SAFETY: the caller's contract: non-NULL or dangling for none, aligned, holding the
-        // shape's elements, row-major.
+        // shape's elements, row-major. (ndarray's safe constructor would measure the slice
+        // again, a visible share of a tiny call.)
         TensorView::from(unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape), ptr.cast::<T>()) })
     }, _other => unreachable!("a dtype with a code"))
 }

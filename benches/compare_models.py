@@ -9,12 +9,14 @@ crates/bcast-cli/src/bench_model.rs): every runner here builds the same node fro
 round runs, at every thread count, one process per runner (their order turns by one each
 round, so no runner always follows the same one):
 
-- bcast (Rust): `bcast bench --group model --json --threads N`: `binary_into_with` (Select:
-  `eltwise_into_with`) into one reused, written output, planning included; the median over
-  batches of at least 2 ms, the cases taking turns batch by batch;
+- bcast (Rust): `bcast bench --group model --json --threads N`: `PreparedOp::run` (the node
+  prepared once, as OpenVINO and ONNX Runtime compile theirs before the node times read here)
+  into one reused, written output; the median over
+  batches of at least 2 ms, a case's batches one after another (as every peer here times
+  its node: cases taking turns batch by batch leave a large node's operands cold);
 - bcast_c: benches/model_bench_c.c (built here with the C compiler against
-  target/release/libbcast_c.so): `bcast_binary` / `bcast_select` with `threads = N`, timed the
-  same way;
+  target/release/libbcast_c.so): the one-shot `bcast_binary` / `bcast_select` with
+  `threads = N`, planning included, timed the same way;
 - openvino: a one-node model (every operand a Parameter, the node built with opset13),
   compiled on "CPU" with PERF_COUNT YES, INFERENCE_NUM_THREADS N, PERFORMANCE_HINT LATENCY and
   the case's type as INFERENCE_PRECISION_HINT; the node's `real_time` from

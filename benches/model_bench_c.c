@@ -1,9 +1,9 @@
 /*
  * The model group of `bcast bench` through bcast's C library: each case is one call of
  * bcast_binary (bcast_select for Select) into one reused output that has already been
- * written, timed as `bcast bench --group model` times it: batches of at least 2 ms, the cases
- * taking turns batch by batch (one untimed call before each batch), about --budget-ms of
- * batches per case, the median over a case's batches. One JSON line per case:
+ * written, timed as `bcast bench --group model` times it: batches of at least 2 ms, a case's
+ * batches one after another (one untimed call first), about --budget-ms of batches per case,
+ * the median over a case's batches. One JSON line per case:
  *
  *   {"who": "bcast_c", "case": ..., "threads": N, "us_per_call": ..., "batch": ...,
  *    "batches": ..., "bytes": ...}
@@ -352,7 +352,6 @@ int main(int argc, char **argv) {
     }
     /* Batches sized from one call, then from the fastest of three runs of about a batch's
      * time of calls, as bench_model.rs sizes them. */
-    size_t rounds = 0;
     for (size_t i = 0; i < n_cases; i++) {
         struct model_case *c = &cases[i];
         if (c->failed)
@@ -391,24 +390,24 @@ int main(int argc, char **argv) {
             fprintf(stderr, "model_bench_c: out of memory\n");
             return 1;
         }
-        if (c->batches > rounds)
-            rounds = c->batches;
     }
-    for (size_t r = 0; r < rounds; r++) {
-        for (size_t i = 0; i < n_cases; i++) {
-            struct model_case *c = &cases[i];
-            if (c->failed || r >= c->batches)
-                continue;
-            int st = call(c, threads);
-            double t = st == BCAST_OK ? time_calls(c, c->batch, threads, &st) : 0.0;
-            if (st != BCAST_OK) {
-                snprintf(err, sizeof err, "%s: %s", bcast_status_string(st),
-                         bcast_last_error_message());
-                report_error(c->name, threads, err);
-                c->failed = 1;
-                continue;
-            }
-            c->samples[c->taken++] = t;
+    for (size_t i = 0; i < n_cases; i++) {
+        struct model_case *c = &cases[i];
+        if (c->failed)
+            continue;
+        /* One untimed call first: the case measured before this one left its data in the
+         * caches. */
+        int st = call(c, threads);
+        for (size_t r = 0; r < c->batches && st == BCAST_OK; r++) {
+            double t = time_calls(c, c->batch, threads, &st);
+            if (st == BCAST_OK)
+                c->samples[c->taken++] = t;
+        }
+        if (st != BCAST_OK) {
+            snprintf(err, sizeof err, "%s: %s", bcast_status_string(st),
+                     bcast_last_error_message());
+            report_error(c->name, threads, err);
+            c->failed = 1;
         }
     }
     for (size_t i = 0; i < n_cases; i++) {

@@ -186,3 +186,199 @@ fn every_strategy_writes_the_naive_bits() {
         }
     }
 }
+
+/// f16 values of every class (zeros, subnormals, normals, the largest, infinities, NaNs with
+/// payloads, both signs), then spread bits.
+fn f16_values(n: usize, salt: u32) -> Vec<f16> {
+    let special: [u16; 16] = [
+        0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0xbc01, 0x7bff, 0xfbff, 0x7c00, 0xfc00,
+        0x7e00, 0xfe01, 0x7c01, 0x5bff, 0x1400,
+    ];
+    (0..n as u32)
+        .map(|i| {
+            let x = i.wrapping_mul(2_654_435_761).wrapping_add(salt);
+            if x % 7 == 0 {
+                f16::from_bits(special[(x / 7) as usize % special.len()])
+            } else {
+                f16::from_bits((x >> 9) as u16)
+            }
+        })
+        .collect()
+}
+
+/// The ops of the table's rows with bodies in 64-byte registers (`f16x32` for f16, `f32x16`
+/// for f32: `src/eltwise/registers.rs`), under the strategies that run them there and those
+/// that do not, against naive loops: every operand kind of a row (contiguous, one value per
+/// row, a tiled row vector, one value, a strided operand, which those kernels hand to the AVX2
+/// build), rows whose length leaves a masked last register, whole calls and prepared ones,
+/// one chunk and many.
+#[test]
+fn register_kernels_write_the_naive_bits() {
+    use bcast::{EltwiseOp, PreparedOp};
+    let in_registers = Strategy::INTEL;
+    let widened = Strategy::INTEL
+        .with_overrides("f16=widened,arithmetic=avx2")
+        .unwrap();
+    let div = EltwiseOp::Divide { pythondiv: true };
+    let ops = [
+        EltwiseOp::Add,
+        EltwiseOp::Subtract,
+        EltwiseOp::Multiply,
+        div,
+        EltwiseOp::OnnxDiv,
+        EltwiseOp::Maximum,
+        EltwiseOp::Minimum,
+        EltwiseOp::SquaredDifference,
+        EltwiseOp::Prelu,
+    ];
+    fn f32_body(op: EltwiseOp) -> fn(f32, f32) -> f32 {
+        match op {
+            EltwiseOp::Add => |x, y| x + y,
+            EltwiseOp::Subtract => |x, y| x - y,
+            EltwiseOp::Multiply => |x, y| x * y,
+            EltwiseOp::Divide { .. } | EltwiseOp::OnnxDiv => |x, y| x / y,
+            EltwiseOp::Maximum => |x, y| if x < y { y } else { x },
+            EltwiseOp::Minimum => |x, y| if y < x { y } else { x },
+            EltwiseOp::SquaredDifference => |x, y| (x - y) * (x - y),
+            EltwiseOp::Prelu => |x, s| if x < 0.0 { x * s } else { x },
+            _ => unreachable!("not in the list"),
+        }
+    }
+    // f16: computed in f32 and rounded once, but Maximum and Minimum compare the f16 values
+    // and return one of them.
+    let f16_body = |op: EltwiseOp| -> Box<dyn Fn(f16, f16) -> f16> {
+        match op {
+            EltwiseOp::Maximum => Box::new(|x, y| if x < y { y } else { x }),
+            EltwiseOp::Minimum => Box::new(|x, y| if y < x { y } else { x }),
+            _ => {
+                let f = f32_body(op);
+                Box::new(move |x, y| f16::from_f32(f(x.to_f32(), y.to_f32())))
+            }
+        }
+    };
+    // (a, b, a's layout: row-major or the transpose of a row-major array).
+    let cases: Vec<(Vec<usize>, Vec<usize>, bool)> = vec![
+        (vec![6, 40, 97], vec![6, 40, 97], false),
+        (vec![6, 40, 97], vec![6, 40, 1], false),
+        (vec![6, 40, 97], vec![97], false),
+        (vec![6, 40, 1], vec![6, 40, 33], false),
+        (vec![3000], vec![1], false),
+        (vec![1], vec![4099], false),
+        (vec![2, 5, 31], vec![2, 5, 31], false),
+        (vec![2, 64, 70], vec![2, 64, 1], true),
+    ];
+    let split = Tuning {
+        serial_below_bytes: Some(0),
+        chunk_elems: Some(1001),
+        ..Tuning::default()
+    };
+    for (sa, sb, transposed) in &cases {
+        let r = sa.len().max(sb.len());
+        let out_shape: Vec<usize> = (0..r)
+            .map(|k| {
+                let d = |s: &Vec<usize>| (k + s.len()).checked_sub(r).map_or(1, |j| s[j]);
+                d(sa).max(d(sb))
+            })
+            .collect();
+        let (na, nb): (usize, usize) = (sa.iter().product(), sb.iter().product());
+        let a32 = ArrayD::from_shape_vec(IxDyn(sa), f32_values(na, 5)).unwrap();
+        let b32 = ArrayD::from_shape_vec(IxDyn(sb), f32_values(nb, 77)).unwrap();
+        let a16 = ArrayD::from_shape_vec(IxDyn(sa), f16_values(na, 3)).unwrap();
+        let b16 = ArrayD::from_shape_vec(IxDyn(sb), f16_values(nb, 41)).unwrap();
+        // A strided `a`: the same values, held as the transpose of a row-major array.
+        let strided = |t: Tensor| -> Tensor {
+            if !*transposed {
+                return t;
+            }
+            match t {
+                Tensor::F32(x) => Tensor::F32(
+                    x.reversed_axes()
+                        .as_standard_layout()
+                        .to_owned()
+                        .reversed_axes(),
+                ),
+                Tensor::F16(x) => Tensor::F16(
+                    x.reversed_axes()
+                        .as_standard_layout()
+                        .to_owned()
+                        .reversed_axes(),
+                ),
+                _ => unreachable!(),
+            }
+        };
+        let shape = IxDyn(&out_shape);
+        for op in ops {
+            // PRelu's slope broadcasts onto x, never x onto the slope.
+            if matches!(op, EltwiseOp::Prelu) && out_shape != *sa {
+                continue;
+            }
+            let want32 = Tensor::F32(
+                ArrayD::from_shape_vec(shape.clone(), naive(&a32, &b32, &out_shape, f32_body(op)))
+                    .unwrap(),
+            );
+            let f = f16_body(op);
+            // Where both operands are NaN, IEEE 754 leaves open which one's payload the
+            // result carries (and the compiler may swap a commutative op's operands): either
+            // operand's, quieted, is accepted there.
+            let want16 = naive(&a16, &b16, &out_shape, |x, y| {
+                let alt = if x.is_nan() && y.is_nan() {
+                    f16::from_f32(y.to_f32())
+                } else {
+                    f(x, y)
+                };
+                (f(x, y), alt)
+            });
+            let check = |got: &Tensor, what: &str| match got {
+                Tensor::F16(g) => {
+                    for (i, (x, &(w, alt))) in g.iter().zip(&want16).enumerate() {
+                        assert!(
+                            x.to_bits() == w.to_bits() || x.to_bits() == alt.to_bits(),
+                            "{what}: element {i}: {:#06x}, not {:#06x}",
+                            x.to_bits(),
+                            w.to_bits()
+                        );
+                    }
+                }
+                _ => same_bits(got, want32.clone(), what),
+            };
+            let inputs = [
+                (strided(Tensor::F32(a32.clone())), Tensor::F32(b32.clone())),
+                (strided(Tensor::F16(a16.clone())), Tensor::F16(b16.clone())),
+            ];
+            for (a, b) in &inputs {
+                assert_eq!(a.shape(), &sa[..]);
+                for strategy in [in_registers, widened] {
+                    for tuning in [Tuning::default(), split] {
+                        let ctx = Context::default().with_strategy(strategy);
+                        let what = format!(
+                            "{op} {} {sa:?} {sb:?} transposed={transposed} under {strategy} {tuning:?}",
+                            a.dtype()
+                        );
+                        let got = with_tuning(tuning, || {
+                            bcast::binary_view(
+                                op,
+                                a.view(),
+                                b.view(),
+                                &AutoBroadcast::Numpy,
+                                ctx.parallelism(),
+                            )
+                        })
+                        .unwrap();
+                        check(&got, &what);
+                        let prepared = PreparedOp::new(
+                            op,
+                            &[(a.dtype(), a.shape()), (b.dtype(), b.shape())],
+                            &AutoBroadcast::Numpy,
+                        )
+                        .unwrap();
+                        let got = with_tuning(tuning, || {
+                            prepared.run_new(&[a.view(), b.view()], ctx.parallelism())
+                        })
+                        .unwrap();
+                        check(&got, &format!("prepared {what}"));
+                    }
+                }
+            }
+        }
+    }
+}

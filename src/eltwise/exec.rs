@@ -39,7 +39,7 @@ use crate::exec::isa::Avx512;
 use crate::exec::{
     as_init, copy_streaming_unfenced, for_each_chunk, guarded, per_line, prefetch_ahead, reserve,
     row_settings, runs_inline, store_fence, stream_eltwise_stores, with_row_settings, Ahead,
-    ArithmeticWidth, Odometer, Parallelism, RowSettings, Slot, STRING_COST_BYTES,
+    ArithmeticWidth, Odometer, Parallelism, RowSettings, Slot, Strategy, STRING_COST_BYTES,
 };
 
 /// A periodic operand's tile holds at least this many bytes' worth of usable elements (plus
@@ -739,7 +739,8 @@ fn write_chunks<C: Send, S: Slot<C>>(
 ) -> Result<(), BroadcastError> {
     let strategy = par.strategy();
     if runs_inline(out.len().saturating_mul(cost_bytes)) {
-        with_row_settings(RowSettings::of(&strategy), || writer.chunk(0, out));
+        let bytes = out.len().saturating_mul(std::mem::size_of::<C>());
+        with_row_settings(RowSettings::of(&strategy, bytes), || writer.chunk(0, out));
         return Ok(());
     }
     let size = std::mem::size_of::<C>();
@@ -975,7 +976,8 @@ pub(crate) trait DirectRun: Send + Sync {
     fn dtypes(&self) -> (DType, DType);
 
     /// Whether a run on `par` may use the record: its strategy reads the AVX2 build
-    /// ([`wide_isa`]) as the one it was prepared with did. Otherwise the op takes the
+    /// ([`wide_isa`]) and the register kernels ([`RegisterReading`]) as the one it was
+    /// prepared with did. Otherwise the op takes the
     /// general path, which reads the run's strategy afresh.
     fn serves(&self, par: Parallelism<'_>) -> bool;
 
@@ -996,19 +998,42 @@ pub(crate) trait DirectRun: Send + Sync {
     ) -> Result<(), BroadcastError>;
 }
 
+/// What a strategy says of the block kernels in 64-byte registers (`registers.rs`): f16
+/// computed natively, f32 at AVX-512 width. A kernel record serves a run only where its
+/// strategy reads these as the record's did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RegisterReading {
+    native_f16: bool,
+    arithmetic: ArithmeticWidth,
+}
+
+impl RegisterReading {
+    /// `strategy`'s reading.
+    #[inline]
+    pub(crate) fn of(strategy: &Strategy) -> RegisterReading {
+        RegisterReading {
+            native_f16: strategy.native_f16,
+            arithmetic: strategy.arithmetic,
+        }
+    }
+}
+
 /// [`DirectRun`] for a kernel of operand type `T` and output type `C`.
 pub(crate) struct DirectBinary<T, C, K> {
     kernel: K,
     wide: Option<(Avx2, usize)>,
+    registers: RegisterReading,
     _types: PhantomData<fn(T) -> C>,
 }
 
 impl<T, C, K> DirectBinary<T, C, K> {
-    /// The record of `kernel` with the strategy's [`wide_isa`] reading `wide`.
-    pub(crate) fn new(kernel: K, wide: Option<(Avx2, usize)>) -> Self {
+    /// The record of `kernel` with the strategy's [`wide_isa`] reading `wide` and its
+    /// reading of the register kernels `registers`.
+    pub(crate) fn new(kernel: K, wide: Option<(Avx2, usize)>, registers: RegisterReading) -> Self {
         DirectBinary {
             kernel,
             wide,
+            registers,
             _types: PhantomData,
         }
     }
@@ -1027,7 +1052,8 @@ where
     #[inline]
     fn serves(&self, par: Parallelism<'_>) -> bool {
         let from = |w: Option<(Avx2, usize)>| w.map(|(_, from)| from);
-        from(wide_isa(par)) == from(self.wide)
+        let strategy = par.strategy();
+        from(wide_isa(par)) == from(self.wide) && RegisterReading::of(&strategy) == self.registers
     }
 
     unsafe fn run(
@@ -2121,7 +2147,7 @@ mod tests {
                 arithmetic,
                 ..Strategy::PLAIN
             };
-            with_row_settings(RowSettings::of(&strategy), || {
+            with_row_settings(RowSettings::of(&strategy, 0), || {
                 check_fake_quantize_rows_f32(&|body, out, x, bounds| {
                     quantize_row(as_init(out), x, bounds, body)
                 });

@@ -16,9 +16,11 @@
 
 use ndarray::{ArrayViewD, Axis};
 
+use super::chain::ChainIsa;
 use super::exec::{
     run_binary, run_binary_planned, run_fold, run_quantize, wide_isa, BinaryKernel, BlockRows,
-    DirectBinary, DirectRun, Fold, FoldPass, PerElement, Quantize, RefuseZeroDivisor, Sink, Src,
+    DirectBinary, DirectRun, Fold, FoldPass, PerElement, Quantize, RefuseZeroDivisor,
+    RegisterReading, Sink, Src,
 };
 use super::half::{Half, ViaF32};
 use super::kinds::{
@@ -35,7 +37,7 @@ use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::dtype_table;
 use crate::error::BroadcastError;
 use crate::exec::isa::Avx2;
-use crate::exec::{uninit_slots, Parallelism, Slot};
+use crate::exec::{row_settings, uninit_slots, Parallelism, Slot};
 use std::cell::Cell;
 use std::mem::MaybeUninit;
 
@@ -63,7 +65,7 @@ fn unsupported(op: EltwiseOp, dtype: &'static str) -> BroadcastError {
 }
 
 /// `op`'s shape does not take `got` operands.
-fn wrong_arity(op: EltwiseOp, got: usize) -> BroadcastError {
+pub(crate) fn wrong_arity(op: EltwiseOp, got: usize) -> BroadcastError {
     BroadcastError::Arity {
         op: op.name(),
         expected: "another number of",
@@ -119,6 +121,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
     fn table_binary<C, D>(
         &self,
         block_fn: fn(EltwiseOp, Option<Avx2>) -> BlockFn<T, C>,
+        register_fn: fn(EltwiseOp, ChainIsa) -> Option<BlockFn<T, C>>,
         refuse_zero: bool,
         sink: D,
     ) -> Result<D::Out, BroadcastError>
@@ -127,8 +130,12 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
         C: Copy + Send + crate::Element,
         D: Sink<C>,
     {
-        // One reading of the strategy serves the block kernels and the walk.
+        // One reading of the strategy serves the block kernels and the walk. Where the
+        // strategy runs the wide build, an op with a kernel in 64-byte registers that the
+        // strategy allows (`registers.rs`) keeps that too, for the runs small enough for it.
         let wide = wide_isa(self.par);
+        let strategy = self.par.strategy();
+        let registers = RegisterReading::of(&strategy);
         let kernel = TableBinary {
             op: self.op,
             dtype: self.dtype,
@@ -137,11 +144,13 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
             relative_cost: self.op.relative_cost(T::DTYPE),
             block: block_fn(self.op, None),
             wide_block: wide.map(|(isa, from)| (block_fn(self.op, Some(isa)), from)),
+            register_block: wide.and_then(|_| register_fn(self.op, ChainIsa::new(&strategy))),
         };
         if let (Some(keep), false) = (self.keep, refuse_zero) {
             keep.set(Some(Box::new(DirectBinary::<T, C, _>::new(
                 kernel.clone(),
                 wide,
+                registers,
             ))));
         }
         self.binary(&kernel, sink, wide)
@@ -195,6 +204,10 @@ pub(crate) struct TableBinary<T, C> {
     /// The AVX2 build, where the strategy and the CPU run it, and the output bytes from
     /// which a call uses it (`Strategy::wide_eltwise_from`).
     wide_block: Option<(BlockFn<T, C>, usize)>,
+    /// The kernel in 64-byte registers (`registers.rs`), where the strategy and the CPU
+    /// allow one; it takes the AVX2 build's place in runs whose output is small enough
+    /// (`RowSettings::registers`).
+    register_block: Option<BlockFn<T, C>>,
 }
 
 // By hand: a derive would ask `T: Clone` and `C: Clone` of what are only fn pointers' types.
@@ -220,12 +233,19 @@ impl<T, C> TableBinary<T, C> {
             dtype: self.dtype,
             f16c: self.f16c,
         };
-        let block = match self.wide_block {
-            Some((wide, from)) if std::mem::size_of_val(out) >= from => wide,
+        let block = match (self.wide_block, self.register_block) {
+            (Some((_, from)), Some(registers))
+                if std::mem::size_of_val(out) >= from && row_settings().registers =>
+            {
+                registers
+            }
+            (Some((wide, from)), _) if std::mem::size_of_val(out) >= from => wide,
             _ => self.block,
         };
         // SAFETY: `wide_block` is the AVX2 build, chosen with the token that proves this CPU
-        // runs AVX2 ([`BlockKernels::same_fn`]); `block` is the baseline build.
+        // runs AVX2 ([`BlockKernels::same_fn`]); `register_block` was chosen with the token of
+        // its registers' features ([`BlockKernels::register_fn`]); `block` is the baseline
+        // build.
         let done = unsafe { block(&job, out) };
         if let Err(e) = done {
             // The op, the type and the arity were checked before the run, and a zero divisor
@@ -282,10 +302,21 @@ pub(crate) trait BlockKernels:
     fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self>;
     /// The block kernel of `op` (an op whose output is bool: comparisons).
     fn boolean_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, bool>;
+    /// The block kernel of `op` (an op whose output has the operands' type) in 64-byte
+    /// registers (`registers.rs`), where the type has one for the op and `isa` allows it.
+    fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<BlockFn<Self, Self>> {
+        let _ = (op, isa);
+        None
+    }
+}
+
+/// No block kernel in registers (ops whose output is bool).
+fn no_register_fn<T, C>(_: EltwiseOp, _: ChainIsa) -> Option<BlockFn<T, C>> {
+    None
 }
 
 macro_rules! block_kernels_impl {
-    ($t:ty, $same:ident, $boolean:ident) => {
+    ($t:ty, $same:ident, $boolean:ident $(, $registers:ident)?) => {
         impl BlockKernels for $t {
             fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self> {
                 $same(op, isa)
@@ -294,33 +325,74 @@ macro_rules! block_kernels_impl {
             fn boolean_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, bool> {
                 $boolean(op, isa)
             }
+
+            $(
+                fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<BlockFn<Self, Self>> {
+                    register_block!($registers, op, isa)
+                }
+            )?
         }
     };
 }
 
+/// The register kernel of kind `$k` where the CPU and strategy allow it (`isa`); none from a
+/// compiler without the AVX-512 intrinsics.
+macro_rules! register_block {
+    (f16x32, $op:ident, $isa:ident) => {{
+        #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+        {
+            $isa.f16x32?;
+            super::registers::f16x32_block($op)
+        }
+        #[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
+        {
+            let _ = ($op, $isa);
+            None
+        }
+    }};
+    (f32x16, $op:ident, $isa:ident) => {{
+        #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+        {
+            $isa.f32x16?;
+            super::registers::f32x16_block($op)
+        }
+        #[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
+        {
+            let _ = ($op, $isa);
+            None
+        }
+    }};
+}
+
 macro_rules! block_kernels_for {
-    (Int, $t:ty, $lane:tt) => {
+    (Int, $v:ident, $t:ty, $lane:tt) => {
         block_kernels_impl!($t, int_same_fn, int_bool_fn);
     };
-    (Uint, $t:ty, $lane:tt) => {
+    (Uint, $v:ident, $t:ty, $lane:tt) => {
         block_kernels_impl!($t, int_same_fn, int_bool_fn);
     };
-    (Float, $t:ty, u16) => {
+    (Float, F16, $t:ty, u16) => {
+        block_kernels_impl!($t, half_same_fn, half_bool_fn, f16x32);
+    };
+    (Float, $v:ident, $t:ty, u16) => {
         block_kernels_impl!($t, half_same_fn, half_bool_fn);
     };
-    (Float, $t:ty, $lane:tt) => {
+    (Float, F32, $t:ty, $lane:tt) => {
+        block_kernels_impl!($t, float_same_fn, float_bool_fn, f32x16);
+    };
+    (Float, $v:ident, $t:ty, $lane:tt) => {
         block_kernels_impl!($t, float_same_fn, float_bool_fn);
     };
-    (Bool, $t:ty, $lane:tt) => {
+    (Bool, $v:ident, $t:ty, $lane:tt) => {
         block_kernels_impl!($t, bool_same_fn, bool_bool_fn);
     };
     // Strings own memory: their expressions (Select only) run op by op.
-    (Text, $t:ty, $lane:tt) => {};
+    (Text, $v:ident, $t:ty, $lane:tt) => {};
 }
 
 macro_rules! define_block_kernels {
     (; $(($v:ident, $t:ty, $lane:tt, $name:literal, $kind:ident))*) => {
-        $(block_kernels_for!($kind, $t, $lane);)*
+        $(block_kernels_for!($kind, $v, $t, $lane);)*
     };
 }
 dtype_table!(define_block_kernels!);
@@ -500,6 +572,16 @@ macro_rules! block_fn {
     };
 }
 
+/// The block kernel of an output type in 64-byte registers, where there is one.
+macro_rules! register_fn {
+    (Same) => {
+        <T as BlockKernels>::register_fn
+    };
+    (Bool) => {
+        no_register_fn
+    };
+}
+
 macro_rules! fold_start {
     (First, $step:ident) => {
         |x: T| x
@@ -548,7 +630,7 @@ macro_rules! define_kernels {
                     ),)*
                 };
             };
-            job.table_binary(block_fn!($fo), refuse_zero, sink)
+            job.table_binary(block_fn!($fo), register_fn!($fo), refuse_zero, sink)
         }
     };
 }

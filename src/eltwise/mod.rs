@@ -31,6 +31,9 @@ mod kernels;
 mod kinds;
 mod plan;
 mod prepared;
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+#[clippy::msrv = "1.89"]
+mod registers;
 mod rule;
 mod select;
 mod table;

@@ -216,7 +216,7 @@ where
     let bytes = dst.len().saturating_mul(cost_bytes);
     let policy = Policy::get();
     let strategy = par.strategy();
-    let rows = RowSettings::of(&strategy);
+    let rows = RowSettings::of(&strategy, std::mem::size_of_val(dst));
     let par = par.threads_only();
     let threads = match par {
         Parallelism::Serial => 1,

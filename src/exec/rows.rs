@@ -1,5 +1,6 @@
-//! What the rows of a run read of its strategy (the prefetch distance and the arithmetic
-//! width), installed on each thread for the rows of that run it writes.
+//! What the rows of a run read of its strategy (the prefetch distance, the arithmetic width,
+//! whether the register kernels pay at the run's size), installed on each thread for the rows
+//! of that run it writes.
 //!
 //! A row loop is far below the call that chose the strategy (its context), and runs on
 //! whichever thread the run's chunks reach; passing the two values down through every row
@@ -20,15 +21,19 @@ pub(crate) struct RowSettings {
     pub(crate) ahead: usize,
     /// [`Strategy::arithmetic`].
     pub(crate) arithmetic: ArithmeticWidth,
+    /// Whether the run's output is small enough for the kernels in 64-byte registers
+    /// ([`super::Policy::registers_until_bytes`]); the strategy says whether they may run.
+    pub(crate) registers: bool,
 }
 
 impl RowSettings {
-    /// What rows read of `strategy`.
+    /// What the rows of a run writing `out_bytes` of output read of `strategy`.
     #[inline]
-    pub(crate) fn of(strategy: &Strategy) -> RowSettings {
+    pub(crate) fn of(strategy: &Strategy, out_bytes: usize) -> RowSettings {
         RowSettings {
             ahead: strategy.prefetch_ahead,
             arithmetic: strategy.arithmetic,
+            registers: out_bytes <= super::Policy::get().registers_until_bytes,
         }
     }
 }
@@ -39,6 +44,7 @@ thread_local! {
         Cell::new(RowSettings {
             ahead: 0,
             arithmetic: ArithmeticWidth::Baseline,
+            registers: false,
         })
     };
 }

@@ -91,7 +91,9 @@ pub struct Strategy {
     /// The width of loops bound by their arithmetic rather than by memory: FakeQuantize's
     /// row (a division and a rounding per element) at this width where the CPU has it (else
     /// the widest below), the register chains at AVX2 from `Avx2` up, and f32 register
-    /// chains in AVX-512 registers at `Avx512` (`eltwise/fp32.rs`).
+    /// chains in AVX-512 registers at `Avx512` (`eltwise/fp32.rs`), as are whole two-operand
+    /// f32 ops whose output stays in the core's cache (`eltwise/registers.rs`,
+    /// [`super::Policy::registers_until_bytes`]).
     pub arithmetic: ArithmeticWidth,
     /// A fused expression that is a linear chain (each node takes the one before it and an
     /// input or literal) runs its nodes on a few registers' worth of elements at a time,
@@ -100,7 +102,9 @@ pub struct Strategy {
     pub register_chains: bool,
     /// Such a chain of f16 computes on the f16 values in AVX512-FP16 registers where the
     /// CPU has them (the same bits as widening to f32 and rounding after each op, the way
-    /// the ops alone compute), rather than widening through F16C.
+    /// the ops alone compute), rather than widening through F16C; so does a whole
+    /// two-operand f16 op whose output stays in the core's cache (`eltwise/registers.rs`,
+    /// [`super::Policy::registers_until_bytes`]).
     pub native_f16: bool,
     /// Whole element-wise ops (two-operand ops, Select, the variadic folds; not
     /// FakeQuantize, measured no faster so) write an output beyond the streaming threshold ([`super::Policy::stream_from_bytes`])
@@ -121,7 +125,8 @@ impl Strategy {
     /// element-wise loops compiled for AVX2 (outputs from 4 KiB), FakeQuantize's at AVX-512,
     /// fused chains in registers at AVX2, f16 chains natively where the CPU has AVX512-FP16,
     /// whole element-wise ops streamed beyond the threshold (the last five measured on the
-    /// 2-vCPU Xeon). A caller outside the pool writes beside it: the hand-off to the pool was
+    /// 2-vCPU Xeon); whole two-operand f16 and f32 ops in 64-byte registers up to half the
+    /// core's cache (measured on the 2-vCPU Xeon, model 207, 2026-11-29). A caller outside the pool writes beside it: the hand-off to the pool was
     /// not measured on Intel.
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,

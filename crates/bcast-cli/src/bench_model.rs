@@ -3,14 +3,19 @@
 //! Whisper-tiny), at batch 1 and at one larger batch, in f32 and f16, timed as a runtime calls
 //! them: microseconds per call.
 //!
-//! Each call is `bcast::binary_into_with` (Select: `bcast::eltwise_into_with`) into one reused
-//! output that has already been written, planning included, as a runtime executing the node
-//! calls it once per inference. A timed batch repeats the call for at least
-//! [`BATCH_SECONDS`]; the cases take turns batch by batch (round-robin over the cases, one
-//! untimed call before each batch so that every batch starts warm, as a peer's timed loop
-//! does), so a slower or faster stretch of a shared machine falls on every case alike. Each
-//! case gets about `--budget-ms` of batches at each thread count, and reports the median over
-//! its batches.
+//! Each call is [`PreparedOp::run`] into one reused output that has already been written: the
+//! node is prepared (checked and planned) once, as a runtime prepares its nodes when it loads
+//! a model and as OpenVINO and ONNX Runtime have compiled theirs before the node times
+//! `benches/compare_models.py` reads; the C column there (`benches/model_bench_c.c`) times the
+//! one-shot `bcast_binary`, planning included. A timed batch repeats the call for at least
+//! [`BATCH_SECONDS`]; a case's batches run one after another (one untimed call first), as the
+//! peers' timed loops in `benches/compare_models.py` run theirs, so a node finds its operands
+//! where its own last call left them. (Cases taking turns batch by batch, as this group once
+//! did, leave a large node's operands cold whatever call precedes its batch: a 25 MB add ran
+//! at half the speed it runs alone, in PyTorch alike, while the peers were timed warm.) A
+//! slower or faster stretch of a shared machine is spread by `compare_models.py`'s
+//! interleaved rounds. Each case gets about `--budget-ms` of batches at each thread count,
+//! and reports the median over its batches.
 //!
 //! [`MODEL_CASES`] is the one table of the group's shapes: `bcast bench --group model --list`
 //! prints it as JSON lines, and `benches/compare_models.py` and `benches/model_bench_c.c` take
@@ -21,7 +26,9 @@
 
 use std::time::{Duration, Instant};
 
-use bcast::{AutoBroadcast, BinaryOp, BroadcastError, DType, EltwiseOp, Parallelism, Tensor};
+use bcast::{
+    AutoBroadcast, BinaryOp, BroadcastError, DType, EltwiseOp, Parallelism, PreparedOp, Tensor,
+};
 
 use crate::bench::median;
 use crate::bench_eltwise::operand;
@@ -630,6 +637,18 @@ impl ModelCase {
         }
     }
 
+    /// The case prepared for its operands' types and shapes, as a runtime prepares a node when
+    /// it loads the model: checked and planned once, run on each call.
+    ///
+    /// # Errors
+    /// Whatever the op says of these operands.
+    pub fn prepare(&self) -> Result<PreparedOp, BroadcastError> {
+        let inputs = self.inputs();
+        let operands: Vec<(DType, &[usize])> =
+            inputs.iter().map(|t| (t.dtype(), t.shape())).collect();
+        PreparedOp::new(self.op, &operands, &self.rule)
+    }
+
     /// The case as `--list` prints it: one JSON object with everything a peer needs to build
     /// the same node (the op by its bcast name, C code, OpenVINO and ONNX types).
     ///
@@ -722,8 +741,8 @@ pub fn model_schedule(one_call: f64, budget: Duration) -> (usize, usize) {
     (batch, batches | 1)
 }
 
-/// Measures `cases` at the threads of `team`, about `budget` of timed batches each, the cases
-/// taking turns batch by batch.
+/// Measures `cases` at the threads of `team`, about `budget` of timed batches each, a case's
+/// batches one after another.
 ///
 /// # Errors
 /// Any error of the op itself.
@@ -757,14 +776,15 @@ pub fn measure_models(
             samples: Vec::with_capacity(batches),
         });
     }
-    let rounds = prepared.iter().map(|p| p.batches).max().unwrap_or(0);
-    for round in 0..rounds {
-        for p in prepared.iter_mut().filter(|p| round < p.batches) {
-            let (case, inputs, out) = (p.case, &p.inputs, &mut p.out);
-            // One untimed call first: the case before this one left its own data in the
-            // caches.
-            case.run_into(inputs, out, par)?;
-            let t = time_calls(p.batch, || case.run_into(inputs, out, par))?;
+    for p in &mut prepared {
+        let op = p.case.prepare()?;
+        let views: Vec<_> = p.inputs.iter().map(Tensor::view).collect();
+        let out = &mut p.out;
+        // One untimed call first: the case measured before this one left its own data in the
+        // caches.
+        op.run(&views, out.view_mut(), par)?;
+        for _ in 0..p.batches {
+            let t = time_calls(p.batch, || op.run(&views, out.view_mut(), par))?;
             p.samples.push(t);
         }
     }

@@ -1,0 +1,361 @@
+//! Whole two-operand ops in 64-byte registers: f16 computed natively in AVX512-FP16 (the
+//! table's `f16x32` bodies, where the strategy's `native_f16` and the CPU allow) and f32 in
+//! AVX-512 (the `f32x16` bodies, at the strategy's arithmetic width `Avx512`).
+//!
+//! The table's block kernels compute an f16 op by widening eight lanes at a time through F16C,
+//! computing in f32 and rounding back: three conversions per eight elements, which bound the
+//! op on data in the core's caches. The `f16x32` bodies compute on the f16 values themselves,
+//! 32 a register, and give the same bits (`fp16.rs` says why and tests it on every class of
+//! value); likewise the `f32x16` bodies are the `float` bodies' IEEE operations on 16 lanes.
+//! Here they run a whole op's rows (the plan walk's runs of rows, or a block where an operand
+//! comes from a tile), each row in whole registers and a masked last one; a row with a
+//! strided operand goes to the op's AVX2 block kernel.
+//!
+//! Which ops: a row of the table with an `f16x32` (for f16) or `f32x16` (for f32) body, whose
+//! shape is `Binary`, output `Same` and lanes `Lanes`, as the register chains take them.
+
+use std::arch::x86_64::{
+    _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_storeu_epi16, _mm512_mask_storeu_ps,
+    _mm512_maskz_loadu_epi16, _mm512_maskz_loadu_ps, _mm512_set1_epi16, _mm512_set1_ps,
+    _mm512_storeu_ps, _mm512_storeu_si512,
+};
+use std::mem::MaybeUninit;
+
+use half::f16;
+
+use super::exec::Src;
+use super::fp16::{self, F16x32};
+use super::fp32::{self, F32x16};
+use super::kernels::{BlockFn, BlockJob, BlockKernels};
+use super::table::{op_bodies, EltwiseOp};
+use crate::error::BroadcastError;
+use crate::exec::Ahead;
+
+/// One 64-byte register of an element type: whole and masked loads and stores, a splat.
+/// Its methods are inlined into the kernels below, which are compiled with the features the
+/// intrinsics need and run only where the CPU has them.
+trait Register<T: Copy>: Copy {
+    /// Elements a register holds.
+    const LANES: usize;
+    /// # Safety
+    /// `p` points at `LANES` readable elements; the CPU has the register's features.
+    unsafe fn load(p: *const T) -> Self;
+    /// The first `n < LANES` elements from `p`, the other lanes zero.
+    ///
+    /// # Safety
+    /// `p` points at `n` readable elements; the CPU has the register's features.
+    unsafe fn load_first(p: *const T, n: usize) -> Self;
+    /// # Safety
+    /// The CPU has the register's features.
+    unsafe fn splat(v: T) -> Self;
+    /// # Safety
+    /// `p` points at `LANES` writable elements; the CPU has the register's features.
+    unsafe fn store(p: *mut T, v: Self);
+    /// The first `n < LANES` lanes to `p`.
+    ///
+    /// # Safety
+    /// `p` points at `n` writable elements; the CPU has the register's features.
+    unsafe fn store_first(p: *mut T, v: Self, n: usize);
+}
+
+impl Register<f16> for F16x32 {
+    const LANES: usize = fp16::LANES;
+    #[inline(always)]
+    unsafe fn load(p: *const f16) -> Self {
+        // SAFETY: the caller's contract; an unaligned load.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f16, n: usize) -> Self {
+        // SAFETY: the caller's contract; the masked-off lanes are not read (no fault).
+        unsafe { _mm512_maskz_loadu_epi16(first_lanes32(n), p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(v: f16) -> Self {
+        // SAFETY: the caller's contract (AVX-512F).
+        unsafe { _mm512_set1_epi16(i16::from_ne_bytes(v.to_bits().to_ne_bytes())) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f16, v: Self) {
+        // SAFETY: the caller's contract; an unaligned store.
+        unsafe { _mm512_storeu_si512(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f16, v: Self, n: usize) {
+        // SAFETY: the caller's contract; the masked-off lanes are not written.
+        unsafe { _mm512_mask_storeu_epi16(p.cast(), first_lanes32(n), v) }
+    }
+}
+
+impl Register<f32> for F32x16 {
+    const LANES: usize = fp32::LANES;
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: the caller's contract; an unaligned load.
+        unsafe { _mm512_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> Self {
+        // SAFETY: the caller's contract; the masked-off lanes are not read (no fault).
+        unsafe { _mm512_maskz_loadu_ps(first_lanes16(n), p) }
+    }
+    #[inline(always)]
+    unsafe fn splat(v: f32) -> Self {
+        // SAFETY: the caller's contract (AVX-512F).
+        unsafe { _mm512_set1_ps(v) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Self) {
+        // SAFETY: the caller's contract; an unaligned store.
+        unsafe { _mm512_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f32, v: Self, n: usize) {
+        // SAFETY: the caller's contract; the masked-off lanes are not written.
+        unsafe { _mm512_mask_storeu_ps(p, first_lanes16(n), v) }
+    }
+}
+
+/// The mask of the first `n < 32` lanes.
+#[inline(always)]
+fn first_lanes32(n: usize) -> u32 {
+    (1u32 << n) - 1
+}
+
+/// The mask of the first `n < 16` lanes.
+#[inline(always)]
+fn first_lanes16(n: usize) -> u16 {
+    (1u16 << n) - 1
+}
+
+/// Where one operand's values for a row come from.
+#[derive(Clone, Copy)]
+enum Lane<T> {
+    /// Element `i` at `p + i`.
+    Moves(*const T),
+    /// One value for the whole row.
+    Holds(T),
+}
+
+impl<T: Copy> Lane<T> {
+    /// The row's source, `None` for a strided one (the AVX2 block kernel takes that row).
+    #[inline(always)]
+    fn of(src: Src<'_, T>, n: usize) -> Option<Lane<T>> {
+        match src {
+            // The slice is the row: exactly `n` long (checked once per row).
+            Src::Contig(s) => Some(Lane::Moves(s[..n].as_ptr())),
+            Src::Splat(v) => Some(Lane::Holds(*v)),
+            Src::Strided(_) => None,
+        }
+    }
+}
+
+/// `out[i] = f(a[i], b[i])` over one row, whole registers then one masked register.
+///
+/// # Safety
+/// `a` and `b` are `Lane`s of at least `out.len()` readable elements where they move; the
+/// CPU has `R`'s features; `T` is plain data.
+#[inline(always)]
+unsafe fn row<T: Copy, R: Register<T>>(
+    f: &impl Fn(R, R) -> R,
+    a: Lane<T>,
+    b: Lane<T>,
+    out: &mut [MaybeUninit<T>],
+    ahead: Ahead,
+) {
+    let n = out.len();
+    let o = out.as_mut_ptr().cast::<T>();
+    let whole = n - n % R::LANES;
+    // One loop per operand kind, so the loop body has no branch on it. In every loop
+    // `i + LANES <= whole <= n`: the register lies inside both moving operands' rows and
+    // `out` (the caller's contract).
+    let mut i = 0;
+    match (a, b) {
+        (Lane::Moves(x), Lane::Moves(y)) => {
+            while i < whole {
+                ahead.hint(x.wrapping_add(i));
+                ahead.hint(y.wrapping_add(i));
+                // SAFETY: see above; the caller's contract for the CPU.
+                unsafe { R::store(o.add(i), f(R::load(x.add(i)), R::load(y.add(i)))) };
+                i += R::LANES;
+            }
+        }
+        (Lane::Moves(x), Lane::Holds(y)) => {
+            // SAFETY: the caller's contract for the CPU.
+            let y = unsafe { R::splat(y) };
+            while i < whole {
+                ahead.hint(x.wrapping_add(i));
+                // SAFETY: see above; the caller's contract for the CPU.
+                unsafe { R::store(o.add(i), f(R::load(x.add(i)), y)) };
+                i += R::LANES;
+            }
+        }
+        (Lane::Holds(x), Lane::Moves(y)) => {
+            // SAFETY: the caller's contract for the CPU.
+            let x = unsafe { R::splat(x) };
+            while i < whole {
+                ahead.hint(y.wrapping_add(i));
+                // SAFETY: see above; the caller's contract for the CPU.
+                unsafe { R::store(o.add(i), f(x, R::load(y.add(i)))) };
+                i += R::LANES;
+            }
+        }
+        (Lane::Holds(x), Lane::Holds(y)) => {
+            // SAFETY: the caller's contract for the CPU.
+            let r = unsafe { f(R::splat(x), R::splat(y)) };
+            while i < whole {
+                // SAFETY: see above; the caller's contract for the CPU.
+                unsafe { R::store(o.add(i), r) };
+                i += R::LANES;
+            }
+        }
+    }
+    let left = n - whole;
+    if left > 0 {
+        let take = |l: Lane<T>| match l {
+            // SAFETY: the last `left` elements of a moving row (the caller's contract), the
+            // other lanes not read; the caller's contract for the CPU.
+            Lane::Moves(p) => unsafe { R::load_first(p.add(whole), left) },
+            // SAFETY: the caller's contract for the CPU.
+            Lane::Holds(v) => unsafe { R::splat(v) },
+        };
+        let r = f(take(a), take(b));
+        // SAFETY: the last `left` slots of `out`; the caller's contract for the CPU.
+        unsafe { R::store_first(o.add(whole), r, left) };
+    }
+}
+
+/// A block kernel ([`BlockFn`]) on registers `R`: each row of the job (its runs of rows, or its
+/// one block) through [`row`], a row with a strided operand through the op's AVX2 block
+/// kernel.
+///
+/// # Safety
+/// The CPU has `R`'s features; `T` is plain data.
+#[inline(always)]
+unsafe fn rows<T, R>(
+    job: &BlockJob<'_, '_, T>,
+    out: &mut [MaybeUninit<T>],
+    f: impl Fn(R, R) -> R,
+) -> Result<(), BroadcastError>
+where
+    T: BlockKernels,
+    R: Register<T>,
+{
+    let (count, n) = match job.rows {
+        Some(rows) => (rows.count(), rows.row_len()),
+        None => (1, out.len()),
+    };
+    let ahead = Ahead::get();
+    for r in 0..count {
+        let (a, b) = match (job.rows, job.args) {
+            (Some(rows), _) => rows.sources(r),
+            (None, [a, b]) => (*a, *b),
+            (None, _) => return Err(super::kernels::wrong_arity(job.op, job.args.len())),
+        };
+        let out = &mut out[r * n..(r + 1) * n];
+        match (Lane::of(a, n), Lane::of(b, n)) {
+            // SAFETY: each moving lane is its row's `n` elements (`Lane::of`), `out` the
+            // row's `n` slots; the caller's contract for the CPU and `T`.
+            (Some(x), Some(y)) => unsafe { row::<T, R>(&f, x, y, out, ahead) },
+            _ => {
+                let args = [a, b];
+                let one = BlockJob {
+                    op: job.op,
+                    args: &args,
+                    rows: None,
+                    dtype: job.dtype,
+                    f16c: job.f16c,
+                };
+                // SAFETY: the AVX2 build only with the token (`job.f16c`, found by
+                // `Avx2::detect`), else the baseline build.
+                unsafe { T::same_fn(job.op, job.f16c)(&one, out)? };
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One row's register kernel of kind `$k` (`f16x32`, `f32x16`): where the row is a
+/// two-operand op of the operands' type with `Lanes` bodies, its body of that kind, else
+/// none.
+macro_rules! register_arm {
+    ($k:ident, [Binary], Same Lanes, [$($key:ident : $body:expr),*]) => {
+        register_pick!($k, [$($key : $body),*])
+    };
+    ($k:ident, $shape:tt, $($out:ident)+, $bodies:tt) => {
+        None
+    };
+}
+
+/// Finds kind `$k`'s body among a row's keys.
+macro_rules! register_pick {
+    ($k:ident, []) => {
+        None
+    };
+    (f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*]) => {{
+        /// The op's rows in AVX512-FP16 registers.
+        ///
+        /// # Safety
+        /// The CPU has AVX512-FP16 with F, BW and VL (the token `f16x32_block`'s caller holds).
+        #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512fp16")]
+        unsafe fn block(
+            job: &BlockJob<'_, '_, f16>,
+            out: &mut [MaybeUninit<f16>],
+        ) -> Result<(), BroadcastError> {
+            // SAFETY: this function's features; f16 is plain data.
+            unsafe { rows::<f16, F16x32>(job, out, |x, y| $b(x, y)) }
+        }
+        Some(block as BlockFn<f16, f16>)
+    }};
+    (f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*]) => {{
+        /// The op's rows in AVX-512 registers.
+        ///
+        /// # Safety
+        /// The CPU has AVX-512F (the token `f32x16_block`'s caller holds).
+        #[target_feature(enable = "avx2,avx512f")]
+        unsafe fn block(
+            job: &BlockJob<'_, '_, f32>,
+            out: &mut [MaybeUninit<f32>],
+        ) -> Result<(), BroadcastError> {
+            // SAFETY: this function's features; f32 is plain data.
+            unsafe { rows::<f32, F32x16>(job, out, |x, y| $b(x, y)) }
+        }
+        Some(block as BlockFn<f32, f32>)
+    }};
+    ($k:ident, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
+        register_pick!($k, [$($key : $body),*])
+    };
+}
+
+/// Generates, from the table, each register type's block kernel of an op.
+macro_rules! define_register_blocks {
+    (;
+     $(
+        $v:ident [$($f:ident),*] $shape:tt $out:ident [$($lanes:ident)?]
+        { $($key:ident : $body:expr),* }
+     )*) => {
+        /// `op`'s f16 block kernel in AVX512-FP16 registers, where the table gives it an
+        /// `f16x32` body. It may run only where the CPU has AVX512-FP16 (the
+        /// [`super::fp16::Avx512Fp16`] token).
+        pub(crate) fn f16x32_block(op: EltwiseOp) -> Option<BlockFn<f16, f16>> {
+            match op {
+                $(EltwiseOp::$v { .. } => register_arm!(
+                    f16x32, $shape, $out $($lanes)?, [$($key : $body),*]
+                ),)*
+            }
+        }
+
+        /// `op`'s f32 block kernel in AVX-512 registers, where the table gives it an
+        /// `f32x16` body. It may run only where the CPU has AVX-512F (the
+        /// [`super::fp32::Avx512`] token).
+        pub(crate) fn f32x16_block(op: EltwiseOp) -> Option<BlockFn<f32, f32>> {
+            match op {
+                $(EltwiseOp::$v { .. } => register_arm!(
+                    f32x16, $shape, $out $($lanes)?, [$($key : $body),*]
+                ),)*
+            }
+        }
+    };
+}
+
+op_bodies!(define_register_blocks!());

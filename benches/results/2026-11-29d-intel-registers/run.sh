@@ -17,3 +17,5 @@ cc -O2 benches/c/call_cost.c -Ibindings/c/include target/release/libbcast_c.a -l
   -o /tmp/call_cost_c
 for i in 1 2 3; do /tmp/call_cost_c >> call_cost_c.txt; done
 target/release/examples/call_cost 7 > call_cost.txt
+# Today's broadcast and element-wise groups at one and two threads (groups_1_2.jsonl).
+target/release/bcast bench --group broadcast --group eltwise --threads 1,2 --json --budget-ms 400 > groups_1_2.jsonl

@@ -316,7 +316,7 @@ fn no_register_fn<T, C>(_: EltwiseOp, _: ChainIsa) -> Option<BlockFn<T, C>> {
 }
 
 macro_rules! block_kernels_impl {
-    ($t:ty, $same:ident, $boolean:ident $(, $registers:ident)?) => {
+    ($t:ty, $same:ident, $boolean:ident $(, $kind:ident $kernel:ident)?) => {
         impl BlockKernels for $t {
             fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self> {
                 $same(op, isa)
@@ -328,7 +328,7 @@ macro_rules! block_kernels_impl {
 
             $(
                 fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<BlockFn<Self, Self>> {
-                    register_block!($registers, op, isa)
+                    register_block!($kind $kernel, op, isa)
                 }
             )?
         }
@@ -338,23 +338,11 @@ macro_rules! block_kernels_impl {
 /// The register kernel of kind `$k` where the CPU and strategy allow it (`isa`); none from a
 /// compiler without the AVX-512 intrinsics.
 macro_rules! register_block {
-    (f16x32, $op:ident, $isa:ident) => {{
+    ($kind:ident $kernel:ident, $op:ident, $isa:ident) => {{
         #[cfg(all(target_arch = "x86_64", bcast_avx512))]
         {
-            $isa.f16x32?;
-            super::registers::f16x32_block($op)
-        }
-        #[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
-        {
-            let _ = ($op, $isa);
-            None
-        }
-    }};
-    (f32x16, $op:ident, $isa:ident) => {{
-        #[cfg(all(target_arch = "x86_64", bcast_avx512))]
-        {
-            $isa.f32x16?;
-            super::registers::f32x16_block($op)
+            $isa.$kind?;
+            super::registers::$kernel($op)
         }
         #[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
         {
@@ -372,13 +360,13 @@ macro_rules! block_kernels_for {
         block_kernels_impl!($t, int_same_fn, int_bool_fn);
     };
     (Float, F16, $t:ty, u16) => {
-        block_kernels_impl!($t, half_same_fn, half_bool_fn, f16x32);
+        block_kernels_impl!($t, half_same_fn, half_bool_fn, f16x32 f16x32_block);
     };
     (Float, $v:ident, $t:ty, u16) => {
         block_kernels_impl!($t, half_same_fn, half_bool_fn);
     };
     (Float, F32, $t:ty, $lane:tt) => {
-        block_kernels_impl!($t, float_same_fn, float_bool_fn, f32x16);
+        block_kernels_impl!($t, float_same_fn, float_bool_fn, f32x16 f32x16_block);
     };
     (Float, $v:ident, $t:ty, $lane:tt) => {
         block_kernels_impl!($t, float_same_fn, float_bool_fn);

@@ -292,39 +292,35 @@ macro_rules! register_pick {
     ($k:ident, []) => {
         None
     };
-    (f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*]) => {{
-        /// The op's rows in AVX512-FP16 registers.
-        ///
-        /// # Safety
-        /// The CPU has AVX512-FP16 with F, BW and VL (the token `f16x32_block`'s caller holds).
-        #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512fp16")]
-        unsafe fn block(
-            job: &BlockJob<'_, '_, f16>,
-            out: &mut [MaybeUninit<f16>],
-        ) -> Result<(), BroadcastError> {
-            // SAFETY: this function's features; f16 is plain data.
-            unsafe { rows::<f16, F16x32>(job, out, |x, y| $b(x, y)) }
-        }
-        Some(block as BlockFn<f16, f16>)
-    }};
-    (f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*]) => {{
-        /// The op's rows in AVX-512 registers.
-        ///
-        /// # Safety
-        /// The CPU has AVX-512F (the token `f32x16_block`'s caller holds).
-        #[target_feature(enable = "avx2,avx512f")]
-        unsafe fn block(
-            job: &BlockJob<'_, '_, f32>,
-            out: &mut [MaybeUninit<f32>],
-        ) -> Result<(), BroadcastError> {
-            // SAFETY: this function's features; f32 is plain data.
-            unsafe { rows::<f32, F32x16>(job, out, |x, y| $b(x, y)) }
-        }
-        Some(block as BlockFn<f32, f32>)
-    }};
+    (f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*]) => {
+        register_kernel!(f16, F16x32, "avx2,f16c,avx512f,avx512bw,avx512vl,avx512fp16", $b)
+    };
+    (f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*]) => {
+        register_kernel!(f32, F32x16, "avx2,avx512f", $b)
+    };
     ($k:ident, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
         register_pick!($k, [$($key : $body),*])
     };
+}
+
+/// The block kernel of body `$b` on elements `$t` in registers `$r`, compiled with
+/// `$features` (those of the token `f16x32_block`'s or `f32x16_block`'s caller holds).
+macro_rules! register_kernel {
+    ($t:ty, $r:ty, $features:literal, $b:expr) => {{
+        /// The op's rows in 64-byte registers.
+        ///
+        /// # Safety
+        /// The CPU has the features it is compiled with.
+        #[target_feature(enable = $features)]
+        unsafe fn block(
+            job: &BlockJob<'_, '_, $t>,
+            out: &mut [MaybeUninit<$t>],
+        ) -> Result<(), BroadcastError> {
+            // SAFETY: this function's features; the element type is plain data.
+            unsafe { rows::<$t, $r>(job, out, |x, y| $b(x, y)) }
+        }
+        Some(block as BlockFn<$t, $t>)
+    }};
 }
 
 /// Generates, from the table, each register type's block kernel of an op.

@@ -28,6 +28,11 @@ round, so no runner always follows the same one):
   after `torch.set_num_threads(N)`, under `inference_mode`; the median over batches of at
   least 2 ms of seconds per call, from Python (a call's Python overhead included).
 
+Each peer's output is compared, bit for bit, with the op's formula computed by numpy on the
+same operands. A peer that computes something else (OpenVINO's CPU plugin divides f32 as
+a * (1/b): a third of the ResNet input divide's outputs differ from a / b) is shown with a *
+and is not counted as the best peer: bcast's results are the formula's.
+
 Every peer process also gets OMP_NUM_THREADS and MKL_NUM_THREADS = N. OpenVINO's and ONNX
 Runtime's profilers count whole microseconds, so nodes of a microsecond or two read
 coarsely, and a median of 0 shows as "<1" (its ratio as the bound that one microsecond
@@ -132,6 +137,28 @@ def first_line(e):
     return (lines[-1] if lines else type(e).__name__)[:200]
 
 
+# The op's formula in numpy, in the operands' type (numpy computes an f16 op in f32 and rounds
+# once, which is the correctly rounded f16 result for these ops): what every peer's output is
+# compared with, bit for bit.
+NUMPY_OP = {"add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
+            "minimum": "minimum", "maximum": "maximum", "select": "where"}
+
+
+def exactness(np, case, arrays, out):
+    """How the peer's output `out` compares with the spec's formula on the same operands:
+    {"exact": True} or {"exact": False, "mismatches": n, "of": size}."""
+    want = getattr(np, NUMPY_OP[case["op"]])(*arrays)
+    got = np.asarray(out).reshape(want.shape)
+    if got.dtype != want.dtype:
+        return {"exact": False, "mismatches": int(want.size), "of": int(want.size),
+                "why": f"output type {got.dtype}, not {want.dtype}"}
+    same = (got == want) | (np.isnan(got) & np.isnan(want)) if want.dtype.kind == "f" \
+        else got == want
+    bad = int(want.size - np.count_nonzero(same))
+    return {"exact": True} if bad == 0 else {"exact": False, "mismatches": bad,
+                                             "of": int(want.size)}
+
+
 def openvino_worker(args, cases, emit):
     import numpy as np
     import openvino as ov
@@ -195,6 +222,7 @@ def openvino_worker(args, cases, emit):
         others = [f"{p.node_name}/{p.node_type}/{p.exec_type}"
                   for p in request.get_profiling_info() if p.node_name != name
                   and p.real_time.total_seconds() > 0]
+        checked = exactness(np, case, arrays, request.get_output_tensor(0).data)
         precision = compiled.get_property("INFERENCE_PRECISION_HINT")
         precision = precision.to_string() if hasattr(precision, "to_string") else str(precision)
         # Layers beside the node (a Convert of a boolean condition, say) are not the node's
@@ -203,7 +231,7 @@ def openvino_worker(args, cases, emit):
              runs=runs, infer_us=wall * 1e6, exec_type=nodes[0].exec_type,
              node_type=nodes[0].node_type, other_layers=others,
              other_layers_us=statistics.median(others_times), precision=precision,
-             version=version)
+             version=version, **checked)
 
 
 def ort_worker(args, cases, emit):
@@ -261,7 +289,8 @@ def ort_worker(args, cases, emit):
             provider = next((e.get("args", {}).get("provider") for e in events
                              if e.get("name") == "node_kernel_time"), None)
             emit(case, us_per_call=statistics.median(times), mean_us=statistics.fmean(times),
-                 runs=len(times), run_us=wall * 1e6, provider=provider, version=version)
+                 runs=len(times), run_us=wall * 1e6, provider=provider, version=version,
+                 **exactness(np, case, arrays, out))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -272,7 +301,8 @@ def torch_worker(args, cases, emit):
     torch.set_num_threads(args.threads_one)
     version = torch.__version__
     for case in cases:
-        tensors = [torch.from_numpy(a) for a in operands(np, case)]
+        arrays = operands(np, case)
+        tensors = [torch.from_numpy(a) for a in arrays]
         dt = {"f32": torch.float32, "f16": torch.float16, "f64": torch.float64,
               "boolean": torch.bool}[case["out_dtype"]]
         out = torch.empty(case["out_shape"], dtype=dt)
@@ -285,7 +315,8 @@ def torch_worker(args, cases, emit):
         except Exception as e:  # noqa: BLE001 - an op/type pair torch does not implement
             emit(case, skipped="torch fails: " + first_line(e))
             continue
-        emit(case, us_per_call=us, batch=batch, batches=batches, version=version)
+        emit(case, us_per_call=us, batch=batch, batches=batches, version=version,
+             **exactness(np, case, arrays, out.numpy()))
 
 
 def peer(args):
@@ -465,6 +496,7 @@ def main():
     runners += [(p, run_peer(p)) for p in peers]
     us = {}  # (who, case, threads) -> [us per call, one per round]
     skipped = {}  # (who, case) -> reason
+    inexact = {}  # (who, case) -> (mismatches, of): a peer whose output is not the formula's
     raw = []
     machine, versions = None, {}
     for r in range(args.rounds):
@@ -480,6 +512,8 @@ def main():
                     if "skipped" in d or "error" in d:
                         skipped[(who, d["case"])] = d.get("skipped") or d.get("error")
                         continue
+                    if d.get("exact") is False:
+                        inexact[(who, d["case"])] = (d.get("mismatches"), d.get("of"))
                     if d.get("version"):
                         versions[who] = d["version"]
                     us.setdefault((who, d["case"], d["threads"]), []).append(d["us_per_call"])
@@ -490,6 +524,9 @@ def main():
                 f.write(json.dumps(d) + "\n")
     for (who, case), reason in sorted(skipped.items()):
         print(f"compare_models: {who} skipped {case}: {reason}", file=sys.stderr)
+    for (who, case), (bad, of) in sorted(inexact.items()):
+        print(f"compare_models: {who}'s {case} is not the op's formula: {bad} of {of} outputs "
+              "differ from numpy's (shown with *, not counted as the best peer)", file=sys.stderr)
     who_all = [w for w, _ in runners]
     shown = {"bcast_c": "bcast C"}
     version_text = ", ".join(
@@ -499,7 +536,8 @@ def main():
     # bcast's machine line names the CPU as /proc/cpuinfo does, and its strategies.
     head = (f"{machine or 'cpu: ' + cpu_model()}; {version_text}; {os.cpu_count()} cores; "
             f"medians of {args.rounds} interleaved rounds, microseconds per call; "
-            "ratio = best peer's time / bcast's (above 1: bcast faster)")
+            "ratio = best peer's time / bcast's (above 1: bcast faster); "
+            "* = the peer's output is not the op's formula bit for bit (not a best peer)")
     print(("" if args.markdown else "# ") + head)
     cols = (["case", "threads"] + [shown.get(w, w) for w in who_all]
             + ["best peer", "ratio"] + (["ratio C"] if c_exe else []))
@@ -521,8 +559,9 @@ def main():
     for name in names:
         for t in counts:
             m = {w: med(w, name, t) for w in who_all}
-            cells = [cell(m[w]) for w in who_all]
-            peer_times = [(m[p], p) for p in peers if m[p] is not None]
+            cells = [cell(m[w]) + ("*" if (w, name) in inexact else "") for w in who_all]
+            peer_times = [(m[p], p) for p in peers
+                          if m[p] is not None and (p, name) not in inexact]
             best = min(peer_times) if peer_times else None
             row = [name, str(t)] + cells + [best[1] if best else "-"]
             for w in ["bcast"] + (["bcast_c"] if c_exe else []):

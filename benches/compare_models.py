@@ -34,9 +34,13 @@ a * (1/b): a third of the ResNet input divide's outputs differ from a / b) is sh
 and is not counted as the best peer: bcast's results are the formula's.
 
 Every peer process also gets OMP_NUM_THREADS and MKL_NUM_THREADS = N. OpenVINO's and ONNX
-Runtime's profilers count whole microseconds, so nodes of a microsecond or two read
-coarsely, and a median of 0 shows as "<1" (its ratio as the bound that one microsecond
-gives, "<x"); a runner's call overhead outside the node (Python, the infer request, layers
+Runtime's profilers count whole microseconds, cutting, not rounding (RESOLUTION_US: an
+OpenVINO reading r means the node's mean call lies in [r, r + 2) microseconds, an ONNX Runtime
+one in [r, r + 1)), so nodes of a few microseconds read coarsely: where the best peer's
+reading leaves its time uncertain by more than 5%, the ratio is shown as the range the
+readings allow ("0.80-1.20"), and a case counts as a lead only where the whole range is at
+least 1, as behind only where it is wholly below (a tie at the counters' resolution
+otherwise). A reading of 0 shows as "<1". A runner's call overhead outside the node (Python, the infer request, layers
 OpenVINO adds beside the node, such as a Convert of Select's condition: in the raw lines) is
 not in their figures, and is in bcast's and torch's.
 
@@ -68,6 +72,12 @@ sys.path.insert(0, HERE)
 from compare import cpu_model, have  # noqa: E402
 
 PEERS = ["openvino", "ort", "torch"]
+# How far below a node's mean time per call a profiler's reading can lie, in microseconds.
+# OpenVINO's CPU plugin (src/plugins/intel_cpu/src/perf_count.h) adds each call's time cut to
+# whole microseconds (duration_cast truncates) to a total, and `real_time` is that total over
+# the calls so far, cut again (integer division): up to 2 below. ONNX Runtime's profiler cuts
+# each call's `dur` to whole microseconds: up to 1 below. torch is timed by the clock here.
+RESOLUTION_US = {"openvino": 2.0, "ort": 1.0, "torch": 0.0}
 # The least time of a timed batch, as bench_model.rs's BATCH_SECONDS.
 BATCH_SECONDS = 2e-3
 # Each op by its bcast name: ONNX's op type, the OpenVINO opset function and torch's function
@@ -556,6 +566,15 @@ def main():
         # The profilers count whole microseconds: a median of 0 is a node under one.
         return "-" if v is None else "<1" if v == 0 else f"{v:.2f}"
 
+    def ratio_range(peer_times, mine):
+        """bcast's ratio to the best peer as the range the peers' readings allow: the least
+        reading over `mine`, and the least upper end of a reading (RESOLUTION_US) over it."""
+        lo = min(v for v, _ in peer_times) / mine
+        hi = min(v + RESOLUTION_US[p] for v, p in peer_times) / mine
+        return lo, hi
+
+    tally = {}  # (runner, threads) -> [leads, ties at the counters' resolution, behind, ratios]
+
     for name in names:
         for t in counts:
             m = {w: med(w, name, t) for w in who_all}
@@ -567,15 +586,28 @@ def main():
             for w in ["bcast"] + (["bcast_c"] if c_exe else []):
                 if not best or not m[w]:
                     row.append("-")
-                elif best[0] == 0:
-                    # Under one microsecond: the ratio is below what one microsecond gives.
-                    row.append(f"<{1 / m[w]:.2f}")
+                    continue
+                lo, hi = ratio_range(peer_times, m[w])
+                t_tally = tally.setdefault((w, t), [0, 0, 0, []])
+                t_tally[0 if lo >= 1 else 2 if hi < 1 else 1] += 1
+                t_tally[3].append((lo + hi) / 2)
+                if best[0] == 0:
+                    # Under one microsecond: the ratio is below what the counter's step gives.
+                    row.append(f"<{hi:.2f}")
+                elif hi > lo * 1.05:
+                    row.append(f"{lo:.2f}-{hi:.2f}")
                 else:
-                    row.append(f"{best[0] / m[w]:.2f}")
+                    row.append(f"{lo:.2f}")
             if args.markdown:
                 print("| " + " | ".join(row) + " |")
             else:
                 print(" ".join(f"{c:>{w}}" for c, w in zip(row, widths)))
+    print()
+    for (w, t), (leads, ties, behind, ratios) in tally.items():
+        print(f"{shown.get(w, w)} at {t} thread{'s' if t > 1 else ''}: at or above the best peer "
+              f"on {leads} of {leads + ties + behind} cases, below on {behind}, within the "
+              f"counters' resolution on {ties}; median ratio {statistics.median(ratios):.2f} "
+              "(a range's middle)")
     return 0
 
 

@@ -211,7 +211,8 @@ fn f16_values(n: usize, salt: u32) -> Vec<f16> {
 /// that do not, against naive loops: every operand kind of a row (contiguous, one value per
 /// row, a tiled row vector, one value, a strided operand, which those kernels hand to the AVX2
 /// build), rows whose length leaves a masked last register, whole calls and prepared ones,
-/// one chunk and many.
+/// one chunk and many, outputs of the call's own and a caller's starting at every element of
+/// a 64-byte line.
 #[test]
 fn register_kernels_write_the_naive_bits() {
     use bcast::{EltwiseOp, PreparedOp};
@@ -266,6 +267,10 @@ fn register_kernels_write_the_naive_bits() {
         (vec![1], vec![4099], false),
         (vec![2, 5, 31], vec![2, 5, 31], false),
         (vec![2, 64, 70], vec![2, 64, 1], true),
+        // Rows of 128 with one value each (a softmax's subtract), over 32 KiB: the rows are
+        // walked by pointer steps and stored to whole lines.
+        (vec![4, 48, 128], vec![4, 48, 1], false),
+        (vec![4, 48, 1], vec![4, 48, 128], false),
     ];
     let split = Tuning {
         serial_below_bytes: Some(0),
@@ -376,6 +381,72 @@ fn register_kernels_write_the_naive_bits() {
                         })
                         .unwrap();
                         check(&got, &format!("prepared {what}"));
+                    }
+                    // Into a caller's buffer starting at every element of a 64-byte line:
+                    // the kernels store whole registers to whole lines of a large output,
+                    // after a masked register up to the first line boundary.
+                    if strategy != in_registers {
+                        continue;
+                    }
+                    let n: usize = out_shape.iter().product();
+                    let ctx = Context::default().with_strategy(strategy);
+                    let prepared = PreparedOp::new(
+                        op,
+                        &[(a.dtype(), a.shape()), (b.dtype(), b.shape())],
+                        &AutoBroadcast::Numpy,
+                    )
+                    .unwrap();
+                    macro_rules! at_every_offset {
+                        ($t:ty, $wrap:path) => {{
+                            let lanes = 64 / std::mem::size_of::<$t>();
+                            let mut buf: Vec<$t> = vec![<$t>::default(); n + 2 * lanes];
+                            let base = buf.as_ptr() as usize % 64 / std::mem::size_of::<$t>();
+                            for k in 0..lanes {
+                                let at = (lanes - base + k) % lanes;
+                                for prepared_run in [false, true] {
+                                    let out = ndarray::ArrayViewMutD::from_shape(
+                                        IxDyn(&out_shape),
+                                        &mut buf[at..at + n],
+                                    )
+                                    .unwrap();
+                                    let what = format!(
+                                        "{op} {} {sa:?} {sb:?} transposed={transposed} under \
+                                         {strategy} into an output {k} elements past a line, \
+                                         prepared={prepared_run}",
+                                        a.dtype()
+                                    );
+                                    if prepared_run {
+                                        prepared
+                                            .run(&[a.view(), b.view()], out.into(), ctx.parallelism())
+                                            .unwrap();
+                                    } else {
+                                        bcast::binary_view_into(
+                                            op,
+                                            a.view(),
+                                            b.view(),
+                                            &AutoBroadcast::Numpy,
+                                            out.into(),
+                                            ctx.parallelism(),
+                                        )
+                                        .unwrap();
+                                    }
+                                    let got = $wrap(
+                                        ArrayD::from_shape_vec(
+                                            IxDyn(&out_shape),
+                                            buf[at..at + n].to_vec(),
+                                        )
+                                        .unwrap(),
+                                    );
+                                    check(&got, &what);
+                                    buf.iter_mut().for_each(|x| *x = <$t>::default());
+                                }
+                            }
+                        }};
+                    }
+                    match a {
+                        Tensor::F32(_) => at_every_offset!(f32, Tensor::F32),
+                        Tensor::F16(_) => at_every_offset!(f16, Tensor::F16),
+                        _ => unreachable!(),
                     }
                 }
             }

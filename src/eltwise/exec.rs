@@ -236,6 +236,22 @@ struct RowRun<'a, T> {
     step: isize,
 }
 
+impl<'a, T> RowRun<'a, T> {
+    /// These rows as [`PlainRows`], where each is contiguous or one value.
+    #[inline(always)]
+    fn plain(self) -> Option<PlainRows<'a, T>> {
+        match self.stride {
+            0 | 1 => Some(PlainRows {
+                first: self.start.element_ptr(0),
+                step: self.step,
+                moves: self.stride == 1,
+                _life: PhantomData,
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl<T> Clone for RowRun<'_, T> {
     fn clone(&self) -> Self {
         *self
@@ -285,6 +301,15 @@ impl<'a, A, B> BlockRows<'a, A, B> {
         self.n
     }
 
+    /// Each operand's rows as its first row's start and the step to the next, where every
+    /// row of both operands is contiguous (stride 1) or one value (stride 0): what a kernel
+    /// walks with pointer steps alone, without building each row's [`Src`]. `None` where an
+    /// operand is strided.
+    #[inline(always)]
+    pub(crate) fn plain(&self) -> Option<(PlainRows<'a, A>, PlainRows<'a, B>)> {
+        Some((self.a.plain()?, self.b.plain()?))
+    }
+
     /// Both operands' sources for row `r`.
     ///
     /// # Panics
@@ -302,6 +327,37 @@ impl<'a, A, B> BlockRows<'a, A, B> {
                 b.start.run(r as isize * b.step, b.stride, self.n),
             )
         }
+    }
+}
+
+/// One operand's rows in a [`BlockRows`] whose rows are contiguous or one value
+/// ([`BlockRows::plain`]). Row `r` starts at `first + r * step`; it is the `n` elements from
+/// there where `moves`, else the one value there.
+#[derive(Clone, Copy)]
+pub(crate) struct PlainRows<'a, T> {
+    first: *const T,
+    step: isize,
+    moves: bool,
+    _life: PhantomData<&'a T>,
+}
+
+impl<T> PlainRows<'_, T> {
+    /// Whether a row is `n` elements (true) or one value (false).
+    #[inline(always)]
+    pub(crate) fn moves(&self) -> bool {
+        self.moves
+    }
+
+    /// Where row `r` starts (its first element, or its one value).
+    ///
+    /// # Safety
+    /// `r` is below the [`BlockRows`]' count. The pointer reads, for `'a`, the row's `n`
+    /// elements where the rows move, its one value where they do not (the walk's promise).
+    #[inline(always)]
+    pub(crate) unsafe fn row(&self, r: usize) -> *const T {
+        // `wrapping_offset` keeps the view's provenance; the result is in the view for every
+        // row below the count (the caller's contract).
+        self.first.wrapping_offset(r as isize * self.step)
     }
 }
 

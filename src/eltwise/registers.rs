@@ -23,7 +23,7 @@ use std::mem::MaybeUninit;
 
 use half::f16;
 
-use super::exec::Src;
+use super::exec::{BlockRows, PlainRows, Src};
 use super::fp16::{self, F16x32};
 use super::fp32::{self, F32x16};
 use super::kernels::{BlockFn, BlockJob, BlockKernels};
@@ -148,28 +148,113 @@ impl<T: Copy> Lane<T> {
             Src::Strided(_) => None,
         }
     }
+
+    /// Row `r` of a run of plain rows.
+    ///
+    /// # Safety
+    /// As [`PlainRows::row`].
+    #[inline(always)]
+    unsafe fn plain(rows: &PlainRows<'_, T>, r: usize) -> Lane<T> {
+        // SAFETY: the caller's contract: the row's elements, or its one value, are readable.
+        let p = unsafe { rows.row(r) };
+        if rows.moves() {
+            Lane::Moves(p)
+        } else {
+            // SAFETY: as above: a row that does not move reads its one value there.
+            Lane::Holds(unsafe { *p })
+        }
+    }
+
+    /// The `count < LANES` elements from `at` of the row, in the first lanes of a register
+    /// (a held value in every lane).
+    ///
+    /// # Safety
+    /// `at + count` is within the row where it moves; the CPU has `R`'s features.
+    #[inline(always)]
+    unsafe fn first<R: Register<T>>(self, at: usize, count: usize) -> R {
+        match self {
+            // SAFETY: the caller's contract; the other lanes are not read.
+            Lane::Moves(p) => unsafe { R::load_first(p.add(at), count) },
+            // SAFETY: the caller's contract for the CPU.
+            Lane::Holds(v) => unsafe { R::splat(v) },
+        }
+    }
 }
 
-/// `out[i] = f(a[i], b[i])` over one row, whole registers then one masked register.
+/// How a row's loop hints the lines ahead of it: at the run's distance ([`Ahead`]), or not at
+/// all ([`NoHints`]). Chosen once per kernel call, so that a loop without hints carries no
+/// test for them (left to the compiler, the test stayed in the loop, and an 8 KiB f16 add
+/// ran 4 instructions a register slower).
+trait Hints: Copy {
+    fn hint<T>(self, p: *const T);
+}
+
+impl Hints for Ahead {
+    #[inline(always)]
+    fn hint<T>(self, p: *const T) {
+        Ahead::hint(self, p);
+    }
+}
+
+/// No hints.
+#[derive(Clone, Copy)]
+struct NoHints;
+
+impl Hints for NoHints {
+    #[inline(always)]
+    fn hint<T>(self, _: *const T) {}
+}
+
+/// The line a register is stored to: 64 bytes, a register's size.
+const LINE_BYTES: usize = 64;
+
+/// From how many bytes of a kernel call's output its stores are aligned to lines ([`row`]):
+/// beyond the core's first-level cache, where a store across two lines moves both, and not
+/// below it, where a split store costs less than the masked register that avoids it (an
+/// 8 KiB output of 32 rows lost to it).
+const ALIGNED_STORES_FROM_BYTES: usize = 32 << 10;
+
+/// `out[i] = f(a[i], b[i])` for `i < n`: whole registers, and the elements after the last
+/// of them in one masked register. Where `aligned`, the whole registers are stored to whole
+/// 64-byte lines of `out`, the elements before its first line boundary in a masked register
+/// of their own.
+///
+/// A register stored across two lines costs the store of both: on an output whose rows do
+/// not start on a line (a buffer from `malloc` starts 16 bytes past one), every store of a
+/// short row kept in the core's cache would.
 ///
 /// # Safety
-/// `a` and `b` are `Lane`s of at least `out.len()` readable elements where they move; the
-/// CPU has `R`'s features; `T` is plain data.
+/// `a` and `b` are `Lane`s of at least `n` readable elements where they move, `o` points at
+/// `n` writable elements; the CPU has `R`'s features; `T` is plain data.
 #[inline(always)]
 unsafe fn row<T: Copy, R: Register<T>>(
     f: &impl Fn(R, R) -> R,
     a: Lane<T>,
     b: Lane<T>,
-    out: &mut [MaybeUninit<T>],
-    ahead: Ahead,
+    o: *mut T,
+    n: usize,
+    aligned: bool,
+    ahead: impl Hints,
 ) {
-    let n = out.len();
-    let o = out.as_mut_ptr().cast::<T>();
-    let whole = n - n % R::LANES;
+    let size = std::mem::size_of::<T>();
+    let head = if aligned {
+        ((o as usize).wrapping_neg() % LINE_BYTES / size).min(n)
+    } else {
+        0
+    };
+    if head > 0 {
+        // SAFETY: the first `head <= n` elements of each moving row and of `o`; the caller's
+        // contract for the CPU.
+        unsafe {
+            let r = f(a.first(0, head), b.first(0, head));
+            R::store_first(o, r, head);
+        }
+    }
+    let whole = head + (n - head) / R::LANES * R::LANES;
     // One loop per operand kind, so the loop body has no branch on it. In every loop
     // `i + LANES <= whole <= n`: the register lies inside both moving operands' rows and
     // `out` (the caller's contract).
-    let mut i = 0;
+    let mut i = head;
     match (a, b) {
         (Lane::Moves(x), Lane::Moves(y)) => {
             while i < whole {
@@ -212,16 +297,12 @@ unsafe fn row<T: Copy, R: Register<T>>(
     }
     let left = n - whole;
     if left > 0 {
-        let take = |l: Lane<T>| match l {
-            // SAFETY: the last `left` elements of a moving row (the caller's contract), the
-            // other lanes not read; the caller's contract for the CPU.
-            Lane::Moves(p) => unsafe { R::load_first(p.add(whole), left) },
-            // SAFETY: the caller's contract for the CPU.
-            Lane::Holds(v) => unsafe { R::splat(v) },
-        };
-        let r = f(take(a), take(b));
-        // SAFETY: the last `left` slots of `out`; the caller's contract for the CPU.
-        unsafe { R::store_first(o.add(whole), r, left) };
+        // SAFETY: the last `left < LANES` elements of each moving row and of `o`; the
+        // caller's contract for the CPU.
+        unsafe {
+            let r = f(a.first(whole, left), b.first(whole, left));
+            R::store_first(o.add(whole), r, left);
+        }
     }
 }
 
@@ -241,11 +322,57 @@ where
     T: BlockKernels,
     R: Register<T>,
 {
+    let ahead = Ahead::get();
+    if ahead.is_off() {
+        // SAFETY: the caller's contract.
+        unsafe { rows_hinted::<T, R>(job, out, f, NoHints) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { rows_hinted::<T, R>(job, out, f, ahead) }
+    }
+}
+
+/// [`rows`] with the hints `ahead`.
+///
+/// # Safety
+/// As [`rows`].
+#[inline(always)]
+unsafe fn rows_hinted<T, R>(
+    job: &BlockJob<'_, '_, T>,
+    out: &mut [MaybeUninit<T>],
+    f: impl Fn(R, R) -> R,
+    ahead: impl Hints,
+) -> Result<(), BroadcastError>
+where
+    T: BlockKernels,
+    R: Register<T>,
+{
     let (count, n) = match job.rows {
         Some(rows) => (rows.count(), rows.row_len()),
         None => (1, out.len()),
     };
-    let ahead = Ahead::get();
+    assert_eq!(
+        out.len(),
+        count * n,
+        "register rows: the output is the rows"
+    );
+    let aligned = std::mem::size_of_val(out) >= ALIGNED_STORES_FROM_BYTES;
+    let o = out.as_mut_ptr().cast::<T>();
+    // Rows that are each contiguous or one value, walked by pointer steps: a short row's
+    // own work is a few registers, and building its sources as the other rows do cost
+    // about as much.
+    if let Some((pa, pb)) = job.rows.and_then(BlockRows::plain) {
+        for r in 0..count {
+            // SAFETY: `r < count` (`PlainRows::row`); `out` is the `count` rows of `n`
+            // (checked above), so row `r`'s `n` slots are from `o + r * n`; the caller's
+            // contract for the CPU and `T`.
+            unsafe {
+                let (x, y) = (Lane::plain(&pa, r), Lane::plain(&pb, r));
+                row::<T, R>(&f, x, y, o.add(r * n), n, aligned, ahead);
+            }
+        }
+        return Ok(());
+    }
     for r in 0..count {
         let (a, b) = match (job.rows, job.args) {
             (Some(rows), _) => rows.sources(r),
@@ -256,7 +383,9 @@ where
         match (Lane::of(a, n), Lane::of(b, n)) {
             // SAFETY: each moving lane is its row's `n` elements (`Lane::of`), `out` the
             // row's `n` slots; the caller's contract for the CPU and `T`.
-            (Some(x), Some(y)) => unsafe { row::<T, R>(&f, x, y, out, ahead) },
+            (Some(x), Some(y)) => unsafe {
+                row::<T, R>(&f, x, y, out.as_mut_ptr().cast(), n, aligned, ahead);
+            },
             _ => {
                 let args = [a, b];
                 let one = BlockJob {

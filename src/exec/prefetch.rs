@@ -38,6 +38,12 @@ impl Ahead {
         Ahead(row_settings().ahead)
     }
 
+    /// Whether the run gives no hints (a distance of 0).
+    #[inline(always)]
+    pub(crate) fn is_off(self) -> bool {
+        self.0 == 0
+    }
+
     /// Hints that the line the prefetch distance past `p` will be read soon. Any pointer is
     /// allowed: a prefetch is only a hint, never a memory access, and never faults.
     #[inline(always)]

@@ -42,12 +42,12 @@ pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, uninit_slots, Slot};
 pub(crate) use source::{broadcast_source, check_shape, row_major};
 pub use strategy::{ArithmeticWidth, FillStores, RowCopies, Strategy, StreamedRows, Vendor};
-#[cfg(all(target_arch = "x86_64", bcast_avx512))]
-pub(crate) use stream::stream_value_lines;
 pub(crate) use stream::{
     copy_streaming, copy_streaming_unfenced, fill_streaming_unfenced, store_fence, stream_value,
 };
 pub use stream::{fill_streaming, streaming_available};
+#[cfg(all(target_arch = "x86_64", bcast_avx512))]
+pub(crate) use stream::{stream_value_lines, LINE};
 pub(crate) use team::in_job;
 pub use team::{ParallelFor, Team, TeamBuilder, DEFAULT_SPIN};
 

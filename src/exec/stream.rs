@@ -16,8 +16,9 @@ use std::mem::MaybeUninit;
 
 use super::isa::Avx2;
 
-/// Line size streamed at a time; heads and tails off a 64-byte boundary use ordinary stores.
-const LINE: usize = 64;
+/// A cache line: the size streamed at a time (heads and tails off a 64-byte boundary use
+/// ordinary stores), and the unit the register kernels align their stores to.
+pub(crate) const LINE: usize = 64;
 
 /// Whether this CPU has streaming stores (always on x86_64).
 #[must_use]

@@ -31,11 +31,73 @@ use team_core::{Core, JobFn, MAX_PARTICIPANTS};
 
 /// The names `team_core` uses, from `std` (the loom test maps them to loom's).
 pub(crate) mod sync {
+    pub(crate) use super::placement::{current_cpu, move_off_cpu};
     pub(crate) use std::hint::spin_loop as spin_hint;
     pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
     pub(crate) use std::sync::Mutex;
     pub(crate) use std::thread::{park, yield_now, Thread};
     pub(crate) use std::time::Instant;
+}
+
+/// Where a thread runs, for the team's one defence against sharing a core with its caller:
+/// Linux often starts a thread, or wakes it, on its waker's core, and a worker that spins
+/// there holds the core its caller needs until the scheduler preempts it (a whole call's
+/// time many times over); the scheduler then seldom moves either of two threads that keep
+/// handing the core to each other.
+mod placement {
+    /// The CPU the calling thread runs on, `usize::MAX` where unknown.
+    pub(crate) fn current_cpu() -> usize {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: no preconditions; returns -1 on failure.
+            let cpu = unsafe { libc::sched_getcpu() };
+            usize::try_from(cpu).unwrap_or(usize::MAX)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            usize::MAX
+        }
+    }
+
+    /// Moves the calling thread off `cpu` where its affinity allows another CPU: takes
+    /// `cpu` out of its affinity mask, which makes the kernel move it at once, and puts the
+    /// mask back as it was (a thread running on an idle core stays there). Whether it moved.
+    pub(crate) fn move_off_cpu(cpu: usize) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            if cpu >= libc::CPU_SETSIZE as usize {
+                return false;
+            }
+            // SAFETY: `cpu_set_t` is plain bits; all zero is the empty set.
+            let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            // SAFETY: `mask` is a writable `cpu_set_t` of `size` bytes; 0 is this thread.
+            if unsafe { libc::sched_getaffinity(0, size, &raw mut mask) } != 0 {
+                return false;
+            }
+            let original = mask;
+            // SAFETY: `cpu` is below CPU_SETSIZE (checked above); the macros only touch bits.
+            let allowed_elsewhere = unsafe {
+                libc::CPU_ISSET(cpu, &mask) && {
+                    libc::CPU_CLR(cpu, &mut mask);
+                    libc::CPU_COUNT(&mask) > 0
+                }
+            };
+            if !allowed_elsewhere {
+                return false;
+            }
+            // SAFETY: `mask` is a valid, non-empty set of `size` bytes; 0 is this thread.
+            let moved = unsafe { libc::sched_setaffinity(0, size, &raw const mask) } == 0;
+            // SAFETY: as above, the mask this thread had.
+            unsafe { libc::sched_setaffinity(0, size, &raw const original) };
+            moved
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = cpu;
+            false
+        }
+    }
 }
 
 /// How long the default team's workers spin for the next job before they park, unless
@@ -396,6 +458,65 @@ impl Drop for Team {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The calling thread's affinity mask, as the CPUs in it.
+    #[cfg(target_os = "linux")]
+    fn allowed_cpus() -> Vec<usize> {
+        // SAFETY: `cpu_set_t` is plain bits; 0 is this thread; the mask is written whole.
+        unsafe {
+            let mut mask: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(
+                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw mut mask),
+                0
+            );
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &mask))
+                .collect()
+        }
+    }
+
+    /// Sets the calling thread's affinity mask to `cpus`.
+    #[cfg(target_os = "linux")]
+    fn allow_cpus(cpus: &[usize]) {
+        // SAFETY: as above; every CPU named is below CPU_SETSIZE (it came from a mask).
+        unsafe {
+            let mut mask: libc::cpu_set_t = std::mem::zeroed();
+            for &c in cpus {
+                libc::CPU_SET(c, &mut mask);
+            }
+            assert_eq!(
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw const mask),
+                0
+            );
+        }
+    }
+
+    /// A worker found on its caller's CPU moves to another its mask allows, and keeps the
+    /// mask it had; where the mask allows no other, it stays.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_thread_moves_off_a_cpu_and_keeps_its_mask() {
+        std::thread::spawn(|| {
+            let cpus = allowed_cpus();
+            if cpus.len() < 2 {
+                return; // one CPU: nowhere to move (the yielding spin covers it)
+            }
+            let pair = [cpus[0], cpus[1]];
+            allow_cpus(&pair[..1]);
+            assert_eq!(placement::current_cpu(), pair[0]);
+            assert!(
+                !placement::move_off_cpu(pair[0]),
+                "the mask allows no other CPU"
+            );
+            assert_eq!(placement::current_cpu(), pair[0]);
+            allow_cpus(&pair);
+            assert!(placement::move_off_cpu(pair[0]));
+            assert_eq!(placement::current_cpu(), pair[1]);
+            assert_eq!(allowed_cpus(), pair, "the mask is put back");
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn every_task_runs_once_on_a_spinning_and_a_parking_team() {

@@ -24,7 +24,8 @@
 //!   a fence.
 
 use super::sync::{
-    fence, park, spin_hint, AtomicBool, AtomicU64, AtomicUsize, Instant, Mutex, Ordering, Thread,
+    current_cpu, fence, move_off_cpu, park, spin_hint, AtomicBool, AtomicU64, AtomicUsize, Instant,
+    Mutex, Ordering, Thread,
 };
 
 /// Participants per job are kept in the low bits of `state`.
@@ -49,6 +50,14 @@ pub(crate) struct Core {
     state: Padded<AtomicU64>,
     /// Workers of the current job that have not finished it.
     remaining: Padded<AtomicUsize>,
+    /// Workers of the current job that have begun it (a hint, not part of the hand-shake).
+    started: Padded<AtomicUsize>,
+    /// The epoch of the latest job whose caller had finished its own share (a hint, not part
+    /// of the hand-shake).
+    caller_done: Padded<AtomicU64>,
+    /// The CPU the caller of the latest job ran on when it published it (`usize::MAX`:
+    /// unknown; a hint, not part of the hand-shake).
+    caller_cpu: Padded<AtomicUsize>,
     /// The current job: a `*const &JobFn` (a pointer to a fat reference), stored as an
     /// address.
     job: Padded<AtomicUsize>,
@@ -68,6 +77,9 @@ impl Core {
         Core {
             state: Padded(AtomicU64::new(0)),
             remaining: Padded(AtomicUsize::new(0)),
+            started: Padded(AtomicUsize::new(0)),
+            caller_done: Padded(AtomicU64::new(0)),
+            caller_cpu: Padded(AtomicUsize::new(usize::MAX)),
             job: Padded(AtomicUsize::new(0)),
             asleep: (0..workers)
                 .map(|_| Padded(AtomicBool::new(false)))
@@ -102,6 +114,8 @@ impl Core {
         let job_at = std::ptr::from_ref(&job_ref) as usize;
         self.job.0.store(job_at, Ordering::Relaxed);
         self.remaining.0.store(participants - 1, Ordering::Relaxed);
+        self.started.0.store(0, Ordering::Relaxed);
+        self.caller_cpu.0.store(current_cpu(), Ordering::Relaxed);
         let epoch = (self.state.0.load(Ordering::Relaxed) >> PARTICIPANT_BITS) + 1;
         // Release: the job and the count above go with the new state.
         self.state.0.store(
@@ -116,7 +130,8 @@ impl Core {
             }
         }
         job(0);
-        self.wait_done();
+        self.caller_done.0.store(epoch, Ordering::Relaxed);
+        self.wait_done(participants - 1);
     }
 
     #[cold]
@@ -129,12 +144,15 @@ impl Core {
 
     /// Spins until every worker of the current job has finished it (they were woken before
     /// the caller began its own share, so the wait is short), yielding after a while so a
-    /// worker that lost its core can get it back.
-    fn wait_done(&self) {
+    /// worker that lost its core can get it back, and at once while a worker has not begun:
+    /// a worker that has not run during the caller's whole share is most likely waiting for
+    /// the caller's own core (the scheduler often starts or wakes a thread on its waker's
+    /// core), and only a yield lets it run.
+    fn wait_done(&self, workers: usize) {
         let mut spins = 0u32;
         while self.remaining.0.load(Ordering::Acquire) != 0 {
             spins = spins.saturating_add(1);
-            if spins < 1 << 12 {
+            if spins < 1 << 12 && self.started.0.load(Ordering::Relaxed) == workers {
                 spin_hint();
             } else {
                 super::sync::yield_now();
@@ -145,8 +163,9 @@ impl Core {
     /// The loop of worker `index` (1-based), until the team shuts down.
     pub(crate) fn worker_loop(&self, index: usize) {
         let mut seen = 0u64;
+        let mut shares_core = false;
         loop {
-            let Some(state) = self.next_state(index, seen) else {
+            let Some(state) = self.next_state(index, seen, shares_core) else {
                 return;
             };
             seen = state >> PARTICIPANT_BITS;
@@ -158,15 +177,26 @@ impl Core {
                 // borrow ends.
                 let job: &JobFn<'_> =
                     unsafe { *(self.job.0.load(Ordering::Relaxed) as *const &JobFn<'_>) };
+                // A worker on its caller's core moves to another where it may (the caller
+                // yields while a worker has not begun, so this worker got to run). One that
+                // cannot, or that began only after the caller had finished its whole share
+                // (the two did not run side by side), yields now and then while it spins
+                // until the next job, or it would hold a core the caller waits for.
+                let caller_cpu = self.caller_cpu.0.load(Ordering::Relaxed);
+                let moved = caller_cpu != usize::MAX
+                    && current_cpu() == caller_cpu
+                    && move_off_cpu(caller_cpu);
+                self.started.0.fetch_add(1, Ordering::Relaxed);
+                shares_core = !moved && self.caller_done.0.load(Ordering::Relaxed) == seen;
                 job(index);
                 self.remaining.0.fetch_sub(1, Ordering::Release);
             }
         }
     }
 
-    /// Waits for a `state` whose epoch is not `seen`: spins for the budget, then parks.
-    /// `None` once the team shuts down.
-    fn next_state(&self, index: usize, seen: u64) -> Option<u64> {
+    /// Waits for a `state` whose epoch is not `seen`: spins for the budget (yielding every
+    /// 64 spins where `yielding`), then parks. `None` once the team shuts down.
+    fn next_state(&self, index: usize, seen: u64, yielding: bool) -> Option<u64> {
         let asleep = &self.asleep[index - 1].0;
         // Restarted after every park, spurious or not: the next job is likely close behind
         // the one that woke this worker.
@@ -185,7 +215,11 @@ impl Core {
             let spinning =
                 !self.spin.is_zero() && (!spins.is_multiple_of(64) || start.elapsed() < self.spin);
             if spinning {
-                spin_hint();
+                if yielding && spins.is_multiple_of(64) {
+                    super::sync::yield_now();
+                } else {
+                    spin_hint();
+                }
                 continue;
             }
             asleep.store(true, Ordering::Relaxed);

@@ -9,6 +9,15 @@ mod sync {
     pub(crate) use loom::sync::Mutex;
     pub(crate) use loom::thread::{park, yield_now, Thread};
 
+    /// loom's threads run on no CPU: a worker never finds itself on its caller's.
+    pub(crate) fn current_cpu() -> usize {
+        usize::MAX
+    }
+
+    pub(crate) fn move_off_cpu(_: usize) -> bool {
+        false
+    }
+
     /// loom has no clock: a model's workers never spin on time (their spin is zero).
     pub(crate) struct Instant;
 
@@ -30,6 +39,14 @@ mod sync {
     pub(crate) use std::sync::Mutex;
     pub(crate) use std::thread::{park, yield_now, Thread};
     pub(crate) use std::time::Instant;
+
+    pub(crate) fn current_cpu() -> usize {
+        usize::MAX
+    }
+
+    pub(crate) fn move_off_cpu(_: usize) -> bool {
+        false
+    }
 }
 
 #[path = "../../../src/exec/team_core.rs"]

@@ -229,10 +229,7 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
     b: &Src<'_, H>,
     out: &mut [S],
 ) {
-    use std::arch::x86_64::{
-        __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm_loadu_si128,
-        _MM_FROUND_TO_NEAREST_INT,
-    };
+    use std::arch::x86_64::{__m128i, __m256, _mm256_cvtph_ps, _mm_loadu_si128};
     let load = |src: &[H; 8]| -> Lanes {
         // SAFETY: `src` is 16 readable bytes (eight 2-byte `H`s); the load takes any
         // alignment; this function runs only with F16C (the token).
@@ -240,15 +237,39 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
         bytemuck::cast(v)
     };
     let store = |v: Lanes| -> [H; 8] {
-        // SAFETY: F16C (the token); `_MM_FROUND_TO_NEAREST_INT` is round to nearest even,
-        // what `f16::from_f32` does. (Rust before 1.86 wants the block; later ones do not.)
-        #[allow(unused_unsafe)]
-        let h: __m128i = unsafe {
-            _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(bytemuck::cast::<Lanes, __m256>(v))
-        };
+        // SAFETY: F16C (the token).
+        let h: __m128i = unsafe { narrow8_f16c(bytemuck::cast::<Lanes, __m256>(v)) };
         bytemuck::cast(h)
     };
     lanes(f, *a, *b, out, load, store);
+}
+
+/// Eight f32 lanes rounded to f16, to nearest even (what `f16::from_f32` does), in a
+/// register.
+///
+/// An `asm!` block rather than the intrinsic, so that the compiler cannot fold the store
+/// that follows into the conversion: `vcvtps2ph` with a memory operand is several times
+/// slower than the register form on AMD Zen 3 (benches/RESULTS.md, 2026-12-07), and on Intel
+/// the two forms decode to the same operations (a conversion, a shuffle, a store).
+///
+/// # Safety
+/// The CPU has F16C (and AVX).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+#[inline]
+unsafe fn narrow8_f16c(v: std::arch::x86_64::__m256) -> std::arch::x86_64::__m128i {
+    let h;
+    // SAFETY: the caller's contract (F16C); the instruction reads and writes registers only.
+    // Immediate 0: round to nearest even (as `_MM_FROUND_TO_NEAREST_INT`).
+    unsafe {
+        std::arch::asm!(
+            "vcvtps2ph {h}, {v}, 0",
+            v = in(ymm_reg) v,
+            h = out(xmm_reg) h,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    h
 }
 
 /// `out[i] = narrow(f(widen(a[i]), widen(b[i])))`, eight at a time (`a`, `b` contiguous or

@@ -248,9 +248,10 @@ unsafe fn lanes_f16c<H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
 /// register.
 ///
 /// An `asm!` block rather than the intrinsic, so that the compiler cannot fold the store
-/// that follows into the conversion: `vcvtps2ph` with a memory operand is several times
-/// slower than the register form on AMD Zen 3 (benches/RESULTS.md, 2026-12-07), and on Intel
-/// the two forms decode to the same operations (a conversion, a shuffle, a store).
+/// that follows into the conversion: on AMD Zen 3 `vcvtps2ph` with a memory operand holds a
+/// store-bound loop back where the register form and a plain store do not
+/// (benches/RESULTS.md, 2026-12-07); on Intel the two forms decode to the same operations
+/// (a conversion, a shuffle, a store).
 ///
 /// # Safety
 /// The CPU has F16C (and AVX).

@@ -59,6 +59,26 @@ mod placement {
         }
     }
 
+    /// The calling thread's affinity mask, `None` where it cannot be read.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn affinity() -> Option<libc::cpu_set_t> {
+        // SAFETY: `cpu_set_t` is plain bits; all zero is the empty set.
+        let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `mask` is a writable `cpu_set_t` of `size` bytes; 0 is this thread.
+        (unsafe { libc::sched_getaffinity(0, size, &raw mut mask) } == 0).then_some(mask)
+    }
+
+    /// Sets the calling thread's affinity mask (the kernel moves the thread at once where
+    /// its CPU leaves the mask); whether it was set.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn set_affinity(mask: &libc::cpu_set_t) -> bool {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `mask` is a readable `cpu_set_t` of `size` bytes; 0 is this thread (an
+        // empty set is refused by the kernel with an error, not applied).
+        unsafe { libc::sched_setaffinity(0, size, mask) == 0 }
+    }
+
     /// Moves the calling thread off `cpu` where its affinity allows another CPU: takes
     /// `cpu` out of its affinity mask, which makes the kernel move it at once, and puts the
     /// mask back as it was (a thread running on an idle core stays there). Whether it moved.
@@ -68,14 +88,10 @@ mod placement {
             if cpu >= libc::CPU_SETSIZE as usize {
                 return false;
             }
-            // SAFETY: `cpu_set_t` is plain bits; all zero is the empty set.
-            let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            let size = std::mem::size_of::<libc::cpu_set_t>();
-            // SAFETY: `mask` is a writable `cpu_set_t` of `size` bytes; 0 is this thread.
-            if unsafe { libc::sched_getaffinity(0, size, &raw mut mask) } != 0 {
+            let Some(original) = affinity() else {
                 return false;
-            }
-            let original = mask;
+            };
+            let mut mask = original;
             // SAFETY: `cpu` is below CPU_SETSIZE (checked above); the macros only touch bits.
             let allowed_elsewhere = unsafe {
                 libc::CPU_ISSET(cpu, &mask) && {
@@ -86,10 +102,8 @@ mod placement {
             if !allowed_elsewhere {
                 return false;
             }
-            // SAFETY: `mask` is a valid, non-empty set of `size` bytes; 0 is this thread.
-            let moved = unsafe { libc::sched_setaffinity(0, size, &raw const mask) } == 0;
-            // SAFETY: as above, the mask this thread had.
-            unsafe { libc::sched_setaffinity(0, size, &raw const original) };
+            let moved = set_affinity(&mask);
+            set_affinity(&original);
             moved
         }
         #[cfg(not(target_os = "linux"))]
@@ -462,33 +476,23 @@ mod tests {
     /// The calling thread's affinity mask, as the CPUs in it.
     #[cfg(target_os = "linux")]
     fn allowed_cpus() -> Vec<usize> {
-        // SAFETY: `cpu_set_t` is plain bits; 0 is this thread; the mask is written whole.
-        unsafe {
-            let mut mask: libc::cpu_set_t = std::mem::zeroed();
-            assert_eq!(
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw mut mask),
-                0
-            );
-            (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| libc::CPU_ISSET(c, &mask))
-                .collect()
-        }
+        let mask = placement::affinity().expect("the thread's mask");
+        (0..libc::CPU_SETSIZE as usize)
+            // SAFETY: every index is below CPU_SETSIZE; the macro only reads bits.
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &mask) })
+            .collect()
     }
 
     /// Sets the calling thread's affinity mask to `cpus`.
     #[cfg(target_os = "linux")]
     fn allow_cpus(cpus: &[usize]) {
-        // SAFETY: as above; every CPU named is below CPU_SETSIZE (it came from a mask).
-        unsafe {
-            let mut mask: libc::cpu_set_t = std::mem::zeroed();
-            for &c in cpus {
-                libc::CPU_SET(c, &mut mask);
-            }
-            assert_eq!(
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw const mask),
-                0
-            );
+        // SAFETY: `cpu_set_t` is plain bits; all zero is the empty set.
+        let mut mask: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &c in cpus {
+            // SAFETY: every CPU named is below CPU_SETSIZE (it came from a mask).
+            unsafe { libc::CPU_SET(c, &mut mask) };
         }
+        assert!(placement::set_affinity(&mask));
     }
 
     /// A worker found on its caller's CPU moves to another its mask allows, and keeps the

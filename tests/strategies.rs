@@ -5,7 +5,7 @@
 //! f32) and a comparison with a bool output.
 
 use bcast::exec::{with_tuning, Context, Strategy, Tuning};
-use bcast::{binary_view, AutoBroadcast, BinaryOp, Tensor};
+use bcast::{binary_view, select_view, AutoBroadcast, BinaryOp, Tensor};
 use half::f16;
 use ndarray::{ArrayD, IxDyn};
 
@@ -169,6 +169,52 @@ fn every_strategy_writes_the_naive_bits() {
                     ),
                     Tensor::U8(ArrayD::from_shape_vec(IxDyn(&out_shape), sum8).unwrap()),
                     &what("add u8"),
+                );
+                // Select: the condition on `b`'s axes, the picks from `a` and `-inf`, then
+                // the condition on `a`'s axes, the picks from `b` and `a`.
+                let (cond_b, cond_a) = (b32.mapv(|x| x > 0.0), a32.mapv(|x| x < 10.0));
+                let low = ArrayD::from_elem(IxDyn(&[]), f32::NEG_INFINITY);
+                let select = |c: &ArrayD<bool>, t: &Tensor, e: &Tensor| {
+                    with_tuning(tuning, || {
+                        select_view(
+                            c.view(),
+                            t.view(),
+                            e.view(),
+                            &AutoBroadcast::Numpy,
+                            ctx.parallelism(),
+                        )
+                    })
+                    .unwrap()
+                };
+                let picks = naive(
+                    &cond_b,
+                    &a32,
+                    &out_shape,
+                    |c, x| if c { Some(x) } else { None },
+                );
+                same_bits(
+                    &select(&cond_b, &ta, &Tensor::F32(low.clone())),
+                    Tensor::F32(out(picks
+                        .iter()
+                        .map(|p| p.unwrap_or(f32::NEG_INFINITY))
+                        .collect())),
+                    &what("select f32 (condition, a, -inf)"),
+                );
+                let from_b = naive(
+                    &cond_a,
+                    &b32,
+                    &out_shape,
+                    |c, y| if c { Some(y) } else { None },
+                );
+                let from_a = naive(&a32, &b32, &out_shape, |x, _| x);
+                same_bits(
+                    &select(&cond_a, &tb, &ta),
+                    Tensor::F32(out(from_b
+                        .iter()
+                        .zip(&from_a)
+                        .map(|(p, &x)| p.unwrap_or(x))
+                        .collect())),
+                    &what("select f32 (condition, b, a)"),
                 );
                 let mul16 = naive(&a16, &b16, &out_shape, |x: f16, y: f16| {
                     f16::from_f32(x.to_f32() * y.to_f32())

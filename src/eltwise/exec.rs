@@ -1427,6 +1427,9 @@ pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
     sink.finish(&plan, &writer)
 }
 
+/// Select's writer runs at the baseline ISA whatever `wide_eltwise` says: compiled for AVX2
+/// the same walk ran slower on the AMD Zen 3 it was measured on (benches/RESULTS.md,
+/// "Select at AVX2"), so the knob does not reach it.
 struct SelectWriter<'p, 'v, T> {
     plan: &'p EltwisePlan<3>,
     ops: (Operand<'v, T>, Operand<'v, bool>, Operand<'v, T>),

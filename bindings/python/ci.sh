@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's CI, as a user installs it: maturin (pip-installed into a build venv)
-# builds the wheel in release, the wheel is checked for the stubs, py.typed and the README
+# builds the wheel in release (the `wheel` profile), the wheel is checked for the stubs, py.typed and the README
 # metadata, installed into a fresh test venv, and pytest runs against it. Prints what each
 # step cost in seconds.
 #
@@ -40,7 +40,7 @@ rm -rf "$venv" "$build_venv"
 echo "python-ci: venvs, maturin and test tools: $(since "$t") s"
 
 t=$(date +%s.%N)
-"$build_venv/bin/maturin" build --release --quiet -m "$here/Cargo.toml" \
+"$build_venv/bin/maturin" build --profile wheel --quiet -m "$here/Cargo.toml" \
     -i "$build_venv/bin/python" --out "$wheels"
 wheel=("$wheels"/bcast-*.whl)
 [ "${#wheel[@]}" -eq 1 ] || { echo "python-ci: expected one wheel, got: ${wheel[*]}" >&2; exit 1; }
@@ -55,7 +55,7 @@ meta = [n for n in names if n.endswith(".dist-info/METADATA")]
 text = zipfile.ZipFile(sys.argv[1]).read(meta[0]).decode()
 assert "Description-Content-Type: text/markdown" in text and "# bcast for Python" in text, text[:2000]
 EOF
-echo "python-ci: maturin build --release (${wheel[0]##*/}): $(since "$t") s"
+echo "python-ci: maturin build --profile wheel (${wheel[0]##*/}): $(since "$t") s"
 
 t=$(date +%s.%N)
 "$venv/bin/python" -m pip install --quiet "${wheel[0]}"

@@ -1109,7 +1109,8 @@ where
     fn serves(&self, par: Parallelism<'_>) -> bool {
         let from = |w: Option<(Avx2, usize)>| w.map(|(_, from)| from);
         let strategy = par.strategy();
-        from(wide_isa(par)) == from(self.wide) && RegisterReading::of(&strategy) == self.registers
+        from(wide_isa_of(&strategy)) == from(self.wide)
+            && RegisterReading::of(&strategy) == self.registers
     }
 
     unsafe fn run(
@@ -1128,21 +1129,66 @@ where
         // `MaybeUninit<C>` has the layout of, and nothing else reads or writes them during
         // the call; the writers store only whole valid `C`s.
         let out = unsafe { std::slice::from_raw_parts_mut(out.cast::<MaybeUninit<C>>(), len) };
+        // SAFETY: the caller's contract: `a` and `b` are laid out as `plan` was built for.
+        let (a, b) = unsafe {
+            (
+                Operand::from_ptr(a.cast::<T>()),
+                Operand::from_ptr(b.cast::<T>()),
+            )
+        };
+        let bytes = len.saturating_mul(std::mem::size_of::<C>());
+        let wide = wide_at(self.wide, bytes);
+        // One row the calling thread writes whole (a tiny node, a same-shape or scalar
+        // operand): the row goes to the kernel as the chunked runner's inline path would hand
+        // it, without that runner's walk, whose set-up is most of such a call.
+        let cost = cost_bytes::<C>().saturating_mul(self.kernel.relative_cost());
+        if let ([], [RowKind::Run { stride: sa }, RowKind::Run { stride: sb }]) =
+            (plan.outer_dims(), plan.kinds())
+        {
+            if runs_inline(len.saturating_mul(cost)) {
+                let [oa, ob] = plan.bases();
+                // SAFETY: a plan without outer axes is one row of its `len` positions (at
+                // least 1), operand `j`'s element `i` at `bases[j] + i * stride_j`, an element
+                // of the buffer the plan was built for (the caller's contract).
+                let row = unsafe { BlockRows::new(1, len, (a, oa, sa, 0), (b, ob, sb, 0)) };
+                let settings = RowSettings::of(&par.strategy(), bytes);
+                return guarded(|| {
+                    with_row_settings(settings, || match wide {
+                        // SAFETY: the token proves the CPU runs AVX2.
+                        #[cfg(target_arch = "x86_64")]
+                        Some(token) => unsafe { binary_rows_avx2(token, &self.kernel, &row, out) },
+                        _ => self.kernel.rows(&row, out),
+                    })
+                });
+            }
+        }
         let writer = BinaryWriter {
             plan,
-            // SAFETY: the caller's contract: `a` and `b` are laid out as `plan` was built for.
-            ops: unsafe {
-                (
-                    Operand::from_ptr(a.cast::<T>()),
-                    Operand::from_ptr(b.cast::<T>()),
-                )
-            },
+            ops: (a, b),
             kernel: &self.kernel,
             par,
-            wide: wide_at(self.wide, len.saturating_mul(std::mem::size_of::<C>())),
+            wide,
         };
         write_guarded(&writer, out)
     }
+}
+
+/// [`BinaryKernel::rows`] compiled with AVX2, as [`write_binary_chunk_avx2`] runs it.
+///
+/// # Safety
+/// The CPU must support AVX2 (the token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn binary_rows_avx2<A, B, C, K, S>(
+    _: Avx2,
+    kernel: &K,
+    rows: &BlockRows<'_, A, B>,
+    out: &mut [S],
+) where
+    S: Slot<C>,
+    K: BinaryKernel<A, B, C>,
+{
+    kernel.rows(rows, out);
 }
 
 struct BinaryWriter<'p, 'v, A, B, K> {
@@ -1198,7 +1244,12 @@ where
 /// in flight per loop iteration, which is what one thread's memory bandwidth needs on some
 /// CPUs; every op's arithmetic is the same IEEE operation at any vector width.
 pub(super) fn wide_isa(par: Parallelism<'_>) -> Option<(Avx2, usize)> {
-    let strategy = par.strategy();
+    wide_isa_of(&par.strategy())
+}
+
+/// [`wide_isa`] of a strategy already read.
+#[inline]
+fn wide_isa_of(strategy: &Strategy) -> Option<(Avx2, usize)> {
     if strategy.wide_eltwise {
         Avx2::detect().map(|isa| (isa, strategy.wide_eltwise_from))
     } else {

@@ -82,6 +82,13 @@ impl std::fmt::Debug for Planned {
     }
 }
 
+/// Whether two shapes (or strides) are equal, compared in line: a run's checks compare a few
+/// short ones, where a call to `memcmp` costs more than the comparison.
+#[inline(always)]
+fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Row-major strides, in elements, of `shape`.
 fn row_major_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];
@@ -277,7 +284,7 @@ impl PreparedOp {
                     right: v.dtype().name(),
                 });
             }
-            if v.shape() != s.as_slice() {
+            if !same(v.shape(), s) {
                 return Err(BroadcastError::PreparedShape {
                     op: self.op.name(),
                     operand: i,
@@ -287,8 +294,7 @@ impl PreparedOp {
             }
         }
         Ok(self.planned.as_deref().filter(|p| {
-            inputs[0].strides() == p.strides[0].as_slice()
-                && inputs[1].strides() == p.strides[1].as_slice()
+            same(inputs[0].strides(), &p.strides[0]) && same(inputs[1].strides(), &p.strides[1])
         }))
     }
 
@@ -345,7 +351,7 @@ impl PreparedOp {
                 right: out.dtype().name(),
             });
         }
-        if out.shape() != self.out_shape.as_slice() {
+        if !same(out.shape(), &self.out_shape) {
             return Err(BroadcastError::OutputShape {
                 expected: Dims(self.out_shape.clone()),
                 actual: Dims(out.shape().to_vec()),

@@ -456,19 +456,16 @@ macro_rules! define_ops {
 
             /// The op of a C code, with the attributes the code stands for (defaults for the
             /// rest).
+            #[inline]
             pub fn from_c_code(code: u32) -> Option<EltwiseOp> {
-                let mut found = None;
-                $(
-                    if code == $code {
-                        found = Some(EltwiseOp::$v $({ $($f: $fdef),+ })?);
-                    }
+                // One `match` (a jump table), as every one-shot C call decodes its op.
+                match code {
                     $(
-                        if code == $alt {
-                            found = Some(EltwiseOp::$v { $($af: $av),+ });
-                        }
-                    )?
-                )*
-                found
+                        $code => Some(EltwiseOp::$v $({ $($f: $fdef),+ })?),
+                        $($alt => Some(EltwiseOp::$v { $($af: $av),+ }),)?
+                    )*
+                    _ => None,
+                }
             }
 
             /// How many operands the op takes.

@@ -38,11 +38,13 @@ macro_rules! define_views {
             }
 
             /// The shape.
+            #[inline]
             pub fn shape(&self) -> &[usize] {
                 match self { $(TensorView::$v(a) => a.shape(),)* }
             }
 
             /// The strides, in elements.
+            #[inline]
             pub fn strides(&self) -> &[isize] {
                 match self { $(TensorView::$v(a) => a.strides(),)* }
             }
@@ -68,6 +70,7 @@ macro_rules! define_views {
             }
 
             /// The shape.
+            #[inline]
             pub fn shape(&self) -> &[usize] {
                 match self { $(TensorViewMut::$v(a) => a.shape(),)* }
             }

@@ -129,6 +129,7 @@ pub fn op_header() -> String {
 
 /// The op of a code, checked to take `n_inputs` operands, with `levels` for FakeQuantize
 /// (which no code carries; `None`: a shape query, which does not depend on it).
+#[inline]
 pub(crate) fn op_of(
     code: EltwiseOpCode,
     n_inputs: usize,
@@ -281,6 +282,7 @@ pub(crate) unsafe fn in_view<'a>(
 ///
 /// # Safety
 /// As [`in_view`].
+#[inline]
 pub(crate) unsafe fn in_buffer(
     dtype: DType,
     ptr: *const c_void,
@@ -305,6 +307,7 @@ pub(crate) unsafe fn in_buffer(
 ///
 /// # Safety
 /// As [`out_view`].
+#[inline]
 pub(crate) unsafe fn out_buffer(
     dtype: DType,
     ptr: *mut c_void,
@@ -315,13 +318,7 @@ pub(crate) unsafe fn out_buffer(
     func: &str,
 ) -> Result<*mut u8, Error> {
     if capacity < len {
-        return Err(Error::new(
-            bcast_status::BCAST_ERR_CAPACITY,
-            format!(
-                "{func}: the output {shape:?} has {len} elements but out_capacity_elems is \
-                 {capacity}"
-            ),
-        ));
+        return Err(short_output(shape, len, capacity, func));
     }
     with_dtype!(dtype, T => {
         // SAFETY: the caller's contract; `len <= capacity`. The overlap with every operand is
@@ -329,16 +326,35 @@ pub(crate) unsafe fn out_buffer(
         let s = unsafe { dst_buffer::<T>(ptr, len, &[], func, "out")? };
         let (d0, d1) = (s.as_ptr() as usize, s.as_ptr() as usize + std::mem::size_of_val(s));
         if inputs.iter().any(|&(s0, s1)| s0 < s1 && d0 < s1 && s0 < d1) {
-            return Err(Error::new(
-                bcast_status::BCAST_ERR_INVALID,
-                format!("{func}: out overlaps an input buffer"),
-            ));
+            return Err(overlaps_input(func));
         }
         Ok(s.as_mut_ptr().cast::<u8>())
     }, other => Err(no_code(other, func)))
 }
 
+#[cold]
+#[inline(never)]
+fn short_output(shape: &[usize], len: usize, capacity: usize, func: &str) -> Error {
+    Error::new(
+        bcast_status::BCAST_ERR_CAPACITY,
+        format!(
+            "{func}: the output {shape:?} has {len} elements but out_capacity_elems is {capacity}"
+        ),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn overlaps_input(func: &str) -> Error {
+    Error::new(
+        bcast_status::BCAST_ERR_INVALID,
+        format!("{func}: out overlaps an input buffer"),
+    )
+}
+
 /// The error for a dtype no `bcast_dtype` code names (never reached: `dtype_of` gives none).
+#[cold]
+#[inline(never)]
 fn no_code(dtype: DType, func: &str) -> Error {
     Error::new(
         bcast_status::BCAST_ERR_DTYPE,

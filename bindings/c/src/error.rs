@@ -1,7 +1,7 @@
 //! Status codes, the thread-local last error message, and the guard every `extern "C"`
 //! function runs its body in (no panic crosses the boundary).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -190,30 +190,27 @@ pub(crate) fn status_of(e: &BroadcastError) -> bcast_status {
 }
 
 thread_local! {
-    /// The last error's message on this thread, NUL-terminated; just `[0]` after a success.
+    /// The last error's message on this thread, NUL-terminated; read only while `FAILED`.
     static LAST_ERROR: RefCell<Vec<u8>> = RefCell::new(vec![0]);
+    /// Whether the last bcast call on this thread failed. Every call clears it, so it is a
+    /// plain flag (no destructor, no lazy set-up) rather than the message itself.
+    static FAILED: Cell<bool> = const { Cell::new(false) };
 }
 
 fn set_last_error(message: &str) {
     // `try_with`: during thread teardown the slot may be gone; the status still tells.
-    let _ = LAST_ERROR.try_with(|slot| {
+    let stored = LAST_ERROR.try_with(|slot| {
         let mut buf = slot.borrow_mut();
         buf.clear();
         // A NUL inside the message would cut it short in C: shown as '?' instead.
         buf.extend(message.bytes().map(|b| if b == 0 { b'?' } else { b }));
         buf.push(0);
     });
+    FAILED.set(stored.is_ok());
 }
 
 fn clear_last_error() {
-    let _ = LAST_ERROR.try_with(|slot| {
-        let mut buf = slot.borrow_mut();
-        // Most calls follow a call that succeeded: nothing to clear.
-        if buf.as_slice() != [0] {
-            buf.clear();
-            buf.push(0);
-        }
-    });
+    FAILED.set(false);
 }
 
 /// Runs the body of an `extern "C"` function: clears this thread's last error, runs `body`,
@@ -258,6 +255,9 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), Error>) -> c_int {
 pub extern "C" fn bcast_last_error_message() -> *const c_char {
     static EMPTY: &[u8; 1] = b"\0";
     catch_unwind(|| {
+        if !FAILED.get() {
+            return EMPTY.as_ptr().cast();
+        }
         LAST_ERROR
             .try_with(|slot| slot.borrow().as_ptr().cast::<c_char>())
             .unwrap_or(EMPTY.as_ptr().cast())

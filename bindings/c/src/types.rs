@@ -190,6 +190,7 @@ pub(crate) use with_dtype_rows;
 /// # Safety
 /// A non-NULL `ptr` must point to `len` readable values that live and stay unchanged for
 /// `'a`.
+#[inline]
 pub(crate) unsafe fn array_arg<'a, T>(
     ptr: *const T,
     len: usize,
@@ -217,6 +218,17 @@ pub(crate) unsafe fn array_arg<'a, T>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
+#[cold]
+#[inline(never)]
+fn overlaps_source(func: &str, what: &str) -> Error {
+    Error::new(
+        bcast_status::BCAST_ERR_INVALID,
+        format!("{func}: {what} overlaps the source buffer"),
+    )
+}
+
+#[cold]
+#[inline(never)]
 pub(crate) fn null(func: &str, what: &str, len: usize) -> Error {
     Error::new(
         bcast_status::BCAST_ERR_NULL,
@@ -231,6 +243,8 @@ pub(crate) fn null_out(func: &str, what: &str) -> Error {
     )
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn misaligned(func: &str, what: &str, align: usize) -> Error {
     Error::new(
         bcast_status::BCAST_ERR_ALIGN,
@@ -338,17 +352,23 @@ pub(crate) fn mode_of(code: ModeCode, args: &[i64], func: &str) -> Result<Mode, 
 }
 
 /// Checks that `len` elements of `size` bytes fit in an address range.
+#[inline]
 pub(crate) fn byte_len(len: usize, size: usize, func: &str, what: &str) -> Result<usize, Error> {
-    len.checked_mul(size)
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| {
-            Error::new(
-                bcast_status::BCAST_ERR_OVERFLOW,
-                format!(
-                    "{func}: {what} of {len} elements of {size} bytes exceeds isize::MAX bytes"
-                ),
-            )
-        })
+    match len.checked_mul(size) {
+        Some(b) if b <= isize::MAX as usize => Ok(b),
+        _ => Err(too_long(len, size, func, what)),
+    }
+}
+
+// The error paths of the checks every call makes are kept out of line, so the checks
+// themselves inline into the entry points.
+#[cold]
+#[inline(never)]
+fn too_long(len: usize, size: usize, func: &str, what: &str) -> Error {
+    Error::new(
+        bcast_status::BCAST_ERR_OVERFLOW,
+        format!("{func}: {what} of {len} elements of {size} bytes exceeds isize::MAX bytes"),
+    )
 }
 
 /// The caller's read-only buffer of `len` elements of `T`.
@@ -356,6 +376,7 @@ pub(crate) fn byte_len(len: usize, size: usize, func: &str, what: &str) -> Resul
 /// # Safety
 /// A non-NULL `ptr` must point to `len` readable elements that live and are not written for
 /// `'a`.
+#[inline]
 pub(crate) unsafe fn src_buffer<'a, T>(
     ptr: *const c_void,
     len: usize,
@@ -382,6 +403,7 @@ pub(crate) unsafe fn src_buffer<'a, T>(
 /// # Safety
 /// A non-NULL `ptr` must point to `len` writable elements that live and are not otherwise
 /// accessed for `'a`.
+#[inline]
 pub(crate) unsafe fn dst_buffer<'a, T>(
     ptr: *mut c_void,
     len: usize,
@@ -404,10 +426,7 @@ pub(crate) unsafe fn dst_buffer<'a, T>(
     let s0 = src.as_ptr() as usize;
     let s1 = s0 + std::mem::size_of_val(src);
     if !src.is_empty() && d0 < s1 && s0 < d1 {
-        return Err(Error::new(
-            bcast_status::BCAST_ERR_INVALID,
-            format!("{func}: {what} overlaps the source buffer"),
-        ));
+        return Err(overlaps_source(func, what));
     }
     // SAFETY: non-NULL, aligned, a checked byte length, disjoint from `src`; writable and
     // unaliased for 'a (the contract).

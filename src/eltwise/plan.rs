@@ -266,6 +266,31 @@ pub(crate) fn operand_starts(
     Ok((out.to_vec(), starts))
 }
 
+/// [`operand_starts`]'s output shape alone: the start axes of up to eight operands stay on the
+/// stack, so a one-shot call that asks for the shape allocates only the shape.
+pub(crate) fn output_shape(
+    shapes: &[&[usize]],
+    target: usize,
+    spec: &AutoBroadcast,
+    pairwise: bool,
+) -> Result<Vec<usize>, BroadcastError> {
+    if shapes.len() > 8 {
+        return Ok(operand_starts(shapes, target, spec, pairwise)?.0);
+    }
+    let mut starts = [0usize; 8];
+    let mut out = AxisList::new();
+    layout_into(
+        &mut out,
+        shapes,
+        target,
+        spec,
+        pairwise,
+        &mut starts[..shapes.len()],
+    )?;
+    checked_len(&out)?;
+    Ok(out.to_vec())
+}
+
 /// Pushes the output shape onto `out` (empty) and sets each operand's start axis.
 // Inlined into `build`, where the operand count is a constant.
 #[inline(always)]

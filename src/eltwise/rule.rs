@@ -3,7 +3,7 @@
 //! every node's operands with [`place`], so a fused node broadcasts exactly as the op alone
 //! does; [`eltwise_output_shape`] is the public face.
 
-use super::plan::operand_starts;
+use super::plan::{operand_starts, output_shape};
 use super::table::{Broadcasting, EltwiseOp, Shape};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::error::{BroadcastError, Dims};
@@ -209,7 +209,7 @@ pub fn eltwise_output_shape(
         let resolved = resolve(op, spec, shapes)?;
         if !resolved.channel {
             let pairwise = shapes.len() == 2 && op.shape() != Shape::Fold;
-            return Ok(operand_starts(shapes, 0, &resolved.spec, pairwise)?.0);
+            return output_shape(shapes, 0, &resolved.spec, pairwise);
         }
     }
     Ok(place(op, spec, shapes)?.out_shape)

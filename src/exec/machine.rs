@@ -123,7 +123,8 @@ const BYTES_PER_NS: u64 = 4;
 const MIN_DISPATCH_BYTES: usize = 64 << 10;
 
 /// No chunk is smaller than this (a chunk's start-up, one division per axis, stays a
-/// fraction of a percent of its work).
+/// fraction of a percent of its work), except where a count of chunks that the threads
+/// divide asks for a little less (`exec::parallel::chunk_elems`).
 pub(crate) const MIN_CHUNK_BYTES: usize = 128 * 1024;
 
 impl Policy {

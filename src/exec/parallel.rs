@@ -299,20 +299,26 @@ where
     })
 }
 
-/// The chunk list (numbered) cut into `jobs` contiguous runs, as even as whole chunks allow.
+/// The chunk list (numbered) cut into `jobs` contiguous runs, as even in elements as whole
+/// chunks allow.
 type Share<'d, S> = Mutex<Vec<(usize, (usize, &'d mut [S]))>>;
 
 fn static_shares<S>(chunks: Vec<(usize, &mut [S])>, jobs: usize) -> Vec<Share<'_, S>> {
-    let n = chunks.len();
     let jobs = jobs.max(1);
+    let total = chunks.iter().map(|(_, c)| c.len()).sum::<usize>().max(1);
+    let origin = chunks.first().map_or(0, |(start, _)| *start);
     let mut shares: Vec<Share<'_, S>> = (0..jobs).map(|_| Mutex::new(Vec::new())).collect();
-    for (i, c) in chunks.into_iter().enumerate() {
-        // Chunk i goes to the participant whose run holds it: i * jobs / n.
-        let p = i * jobs / n;
+    for (i, (start, c)) in chunks.into_iter().enumerate() {
+        // A chunk goes to the participant whose `total / jobs` elements hold its middle, not
+        // by its number: the chunks are not all of one size (the first takes the unaligned
+        // head, the last the rest), and three chunks of a small output numbered 0, 1 | 2 gave
+        // the second thread an eighth of the work.
+        let middle = start.saturating_sub(origin) + c.len() / 2;
+        let p = (middle.saturating_mul(jobs) / total).min(jobs - 1);
         shares[p]
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
-            .push((i, c));
+            .push((i, (start, c)));
     }
     shares
 }
@@ -347,7 +353,8 @@ fn spawn_and_work<'s>(scope: &rayon::Scope<'s>, jobs: usize, work: &'s (impl Fn(
 
 /// Chunk length in elements for `len` elements of `elem_bytes` on `threads` threads: a few
 /// chunks per thread, none under [`MIN_CHUNK_BYTES`] nor over `max_chunk_bytes` (one core's
-/// cache), whole pages when the element size divides a page.
+/// cache), whole pages when the element size divides a page; their count a multiple of the
+/// threads where it was not, which may take a chunk under the minimum (by less than half).
 pub(crate) fn chunk_elems(
     len: usize,
     elem_bytes: usize,
@@ -360,6 +367,15 @@ pub(crate) fn chunk_elems(
     // At least one chunk per thread, so a small output given to a cheap team is split.
     let min_chunk = MIN_CHUNK_BYTES.min(bytes.div_ceil(threads.max(1)).max(1));
     let chunk_bytes = target.min(max_chunk_bytes).max(min_chunk);
+    // As many chunks as a multiple of the threads, so that each thread's static share (a
+    // team's, a host's) is as many chunks of one size: two threads on three chunks of a
+    // small output write two and one.
+    let count = bytes.div_ceil(chunk_bytes);
+    let chunk_bytes = if threads > 1 && !count.is_multiple_of(threads) {
+        bytes.div_ceil(count.next_multiple_of(threads))
+    } else {
+        chunk_bytes
+    };
     if CHUNK_ALIGN_BYTES.is_multiple_of(elem_bytes) {
         chunk_bytes.next_multiple_of(CHUNK_ALIGN_BYTES) / elem_bytes
     } else {
@@ -430,6 +446,47 @@ mod tests {
         }
     }
 
+    /// Static shares are contiguous runs of the chunk list, each within the error a whole
+    /// chunk allows of `len / jobs` elements (half the largest chunk per edge between two
+    /// shares), whatever the output's size and misalignment. A node of 75,264 f32 starting
+    /// 16 bytes past a page (a large `malloc`) cuts into chunks of 33,788, 32,768 and 8,708
+    /// elements, which numbered shares gave out as 66,556 and 8,708.
+    #[test]
+    fn static_shares_are_even_in_elements() {
+        let mut backing = vec![0u32; (8 << 20) + 4096];
+        let page = backing.as_ptr() as usize % CHUNK_ALIGN_BYTES;
+        let aligned = (CHUNK_ALIGN_BYTES - page) % CHUNK_ALIGN_BYTES / 4;
+        for len in [75_264usize, 65_536, 98_304, 150_000, 1_000_003, 2_000_000] {
+            for skew in [0usize, 4, 1020] {
+                for jobs in 2..=4usize {
+                    let dst = &mut backing[aligned + skew..aligned + skew + len];
+                    let chunks = split(dst, 4, jobs, 1 << 20);
+                    let sizes: Vec<usize> = chunks.iter().map(|(_, c)| c.len()).collect();
+                    let largest = sizes.iter().copied().max().unwrap();
+                    let shares = static_shares(chunks, jobs);
+                    let mut next = 0;
+                    for (p, share) in shares.into_iter().enumerate() {
+                        let share = share.into_inner().unwrap();
+                        let mut elems = 0;
+                        for (i, (start, c)) in share {
+                            assert_eq!((i, start), (next, sizes[..i].iter().sum::<usize>()));
+                            next += 1;
+                            elems += c.len();
+                        }
+                        let edges = if p == 0 || p == jobs - 1 { 1 } else { 2 };
+                        let even = len / jobs;
+                        assert!(
+                            elems.abs_diff(even) <= edges * largest / 2 + jobs,
+                            "len {len} skew {skew} jobs {jobs}: share {p} has {elems} of \
+                             {len} (chunks {sizes:?})"
+                        );
+                    }
+                    assert_eq!(next, sizes.len());
+                }
+            }
+        }
+    }
+
     #[test]
     fn chunks_are_never_below_the_minimum() {
         assert_eq!(chunk_elems(1 << 20, 1, 4, 1 << 20), MIN_CHUNK_BYTES);
@@ -439,6 +496,8 @@ mod tests {
         assert_eq!(chunk_elems(64 << 20, 4, 2, 1 << 20) * 4, 1 << 20);
         assert!(chunk_elems(64 << 20, 4, 2, 64 << 20) * 4 >= (64 << 20) / 8);
         assert!(chunk_elems(10, 24, 2, 1 << 20) >= 1);
+        // 384 KiB on two threads: four chunks of 96 KiB, not three of 128 KiB.
+        assert_eq!(chunk_elems(98_304, 4, 2, 1 << 20), 24_576);
     }
 
     /// With the hand-off on, a run called from outside the pool is written by the pool's

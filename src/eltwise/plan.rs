@@ -260,10 +260,8 @@ pub(crate) fn operand_starts(
     pairwise: bool,
 ) -> Result<(Vec<usize>, Vec<usize>), BroadcastError> {
     let mut starts = vec![0usize; shapes.len()];
-    let mut out = AxisList::new();
-    layout_into(&mut out, shapes, target, spec, pairwise, &mut starts)?;
-    checked_len(&out)?;
-    Ok((out.to_vec(), starts))
+    let out = shape_and_starts(shapes, target, spec, pairwise, &mut starts)?;
+    Ok((out, starts))
 }
 
 /// [`operand_starts`]'s output shape alone: the start axes of up to eight operands stay on the
@@ -278,15 +276,19 @@ pub(crate) fn output_shape(
         return Ok(operand_starts(shapes, target, spec, pairwise)?.0);
     }
     let mut starts = [0usize; 8];
+    shape_and_starts(shapes, target, spec, pairwise, &mut starts[..shapes.len()])
+}
+
+/// The output shape (checked to have a length), each operand's start axis set in `starts`.
+fn shape_and_starts(
+    shapes: &[&[usize]],
+    target: usize,
+    spec: &AutoBroadcast,
+    pairwise: bool,
+    starts: &mut [usize],
+) -> Result<Vec<usize>, BroadcastError> {
     let mut out = AxisList::new();
-    layout_into(
-        &mut out,
-        shapes,
-        target,
-        spec,
-        pairwise,
-        &mut starts[..shapes.len()],
-    )?;
+    layout_into(&mut out, shapes, target, spec, pairwise, starts)?;
     checked_len(&out)?;
     Ok(out.to_vec())
 }

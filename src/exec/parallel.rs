@@ -306,14 +306,14 @@ type Share<'d, S> = Mutex<Vec<(usize, (usize, &'d mut [S]))>>;
 fn static_shares<S>(chunks: Vec<(usize, &mut [S])>, jobs: usize) -> Vec<Share<'_, S>> {
     let jobs = jobs.max(1);
     let total = chunks.iter().map(|(_, c)| c.len()).sum::<usize>().max(1);
-    let origin = chunks.first().map_or(0, |(start, _)| *start);
     let mut shares: Vec<Share<'_, S>> = (0..jobs).map(|_| Mutex::new(Vec::new())).collect();
     for (i, (start, c)) in chunks.into_iter().enumerate() {
         // A chunk goes to the participant whose `total / jobs` elements hold its middle, not
         // by its number: the chunks are not all of one size (the first takes the unaligned
         // head, the last the rest), and three chunks of a small output numbered 0, 1 | 2 gave
         // the second thread an eighth of the work.
-        let middle = start.saturating_sub(origin) + c.len() / 2;
+        // `start` counts from the output's first element (`split`, `split_even`).
+        let middle = start + c.len() / 2;
         let p = (middle.saturating_mul(jobs) / total).min(jobs - 1);
         shares[p]
             .get_mut()

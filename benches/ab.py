@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A/B of `bcast bench` configurations in alternating runs: each round runs every
-configuration once (A, B, A, B, ...), and per case and thread count it prints the median
-kernel rate of each configuration (fused_gbps for the fused group), the median of the per-round
+configuration once, in turn forwards and backwards (A, B, B, A, ...), and per case and thread count it prints the median
+kernel rate of each configuration (fused_gbps for the fused group; output GB/s of a call for
+the model group, which has no bound: its bound column reads 0), the median of the per-round
 ratios to the first one, and the median ratio to the case's own bound (ratio_fill, or
 ratio_traffic for element-wise cases, ratio_bound for fused ones).
 Pairing within rounds keeps a drift of the machine's speed out of the ratios.
@@ -10,8 +11,8 @@ Pairing within rounds keeps a drift of the machine's speed out of the ratios.
         --config 'table=' --config 'window=BCAST_STRATEGY=stream=window' -- --case scalar_f32
     python3 benches/ab.py --config 'old=@/tmp/bcast-old' --config 'new=@target/release/bcast'
 
-A configuration is NAME=ENV (space-separated VAR=VALUE settings for the run) or NAME=@BINARY
-(another binary). Everything after `--` goes to every `bcast bench` call.
+A configuration is NAME=SPEC, SPEC being space-separated VAR=VALUE settings for the run and
+@BINARY for another binary (`new=@/tmp/bcast BCAST_STRATEGY=prefetch=0`: both). Everything after `--` goes to every `bcast bench` call.
 """
 import argparse
 import json
@@ -30,7 +31,12 @@ def run(binary, env, threads, budget, extra):
         if "case" not in d:
             continue
         rate = d.get("kernel_gbps", d.get("reduce_gbps", d.get("fused_gbps")))
+        if rate is None and "us_per_call" in d:
+            # The model group times calls: its rate is output bytes per microsecond (GB/s
+            # up to 1e-3), and it has no bound of its own.
+            rate = d["bytes"] / d["us_per_call"] / 1e3
         bound = d.get("ratio_fill", d.get("ratio_traffic", d.get("ratio_read", d.get("ratio_bound"))))
+        bound = 0.0 if bound is None else bound
         rows[(d["case"], d["threads"])] = (rate, bound)
     return rows
 
@@ -48,16 +54,17 @@ def main():
     for c in args.config:
         name, _, spec = c.partition("=")
         env, binary = dict(os.environ), args.binary
-        if spec.startswith("@"):
-            binary = spec[1:]
-        else:
-            for kv in spec.split():
-                k, _, v = kv.partition("=")
+        for word in spec.split():
+            if word.startswith("@"):
+                binary = word[1:]
+            else:
+                k, _, v = word.partition("=")
                 env[k] = v
         configs.append((name, binary, env))
     results = {name: [] for name, _, _ in configs}
     for r in range(args.rounds):
-        for name, binary, env in configs:
+        # A, B then B, A: neither configuration always runs right after the other.
+        for name, binary, env in (configs if r % 2 == 0 else configs[::-1]):
             results[name].append(run(binary, env, args.threads, args.budget_ms, args.extra))
         print(f"# round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
     first = configs[0][0]

@@ -509,6 +509,7 @@ fn every_store_strategy_matches_the_reference() {
                     row_copy,
                     streamed_rows,
                     prefetch_ahead: 0,
+                    prefetch_writes: 0,
                     wide_eltwise: false,
                     wide_eltwise_from: 0,
                     arithmetic: bcast::exec::ArithmeticWidth::Baseline,

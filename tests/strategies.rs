@@ -1,5 +1,6 @@
 //! The element-wise executor writes the same bits under every strategy this crate has (its
-//! loops compiled for AVX2 or for the baseline, with or without software prefetch), checked
+//! loops compiled for AVX2 or for the baseline, with or without software prefetch of the
+//! operands and of the output), checked
 //! against a naive loop written here: numpy-rule broadcasting of `a` `[.., n]` against `b`
 //! placed on a few axes, f32 (NaN, -0.0, infinities), u8 (wrapping), f16 (rounded through
 //! f32) and a comparison with a bool output.
@@ -12,7 +13,11 @@ use ndarray::{ArrayD, IxDyn};
 fn strategies() -> Vec<Strategy> {
     let mut all = Vec::new();
     for base in [Strategy::INTEL, Strategy::AMD, Strategy::PLAIN] {
-        for over in ["eltwise=avx2,prefetch=0", "eltwise=baseline,prefetch=256"] {
+        for over in [
+            "eltwise=avx2,prefetch=0,prefetch-out=0",
+            "eltwise=baseline,prefetch=256,prefetch-out=2048",
+            "eltwise=avx2,prefetch=1024,prefetch-out=64",
+        ] {
             all.push(base.with_overrides(over).unwrap());
         }
     }

@@ -518,6 +518,7 @@ fn element_lines<const L: usize, A: Copy, B: Copy, C, S: Slot<C>>(
             for ((o, x), y) in lines {
                 ahead.hint(x.as_ptr());
                 ahead.hint(y.as_ptr());
+                ahead.hint_write(o.as_mut_ptr());
                 let (x, y) = (read_line::<L, A>(x), read_line::<L, B>(y));
                 for ((o, &x), &y) in o.iter_mut().zip(&x).zip(&y) {
                     o.put(f(x, y));
@@ -532,6 +533,7 @@ fn element_lines<const L: usize, A: Copy, B: Copy, C, S: Slot<C>>(
             let (body, tail) = out.split_at_mut(full);
             for (o, x) in body.chunks_exact_mut(L).zip(x.chunks_exact(L)) {
                 ahead.hint(x.as_ptr());
+                ahead.hint_write(o.as_mut_ptr());
                 let x = read_line::<L, A>(x);
                 for (o, &x) in o.iter_mut().zip(&x) {
                     o.put(f(x, y));
@@ -546,6 +548,7 @@ fn element_lines<const L: usize, A: Copy, B: Copy, C, S: Slot<C>>(
             let (body, tail) = out.split_at_mut(full);
             for (o, y) in body.chunks_exact_mut(L).zip(y.chunks_exact(L)) {
                 ahead.hint(y.as_ptr());
+                ahead.hint_write(o.as_mut_ptr());
                 let y = read_line::<L, B>(y);
                 for (o, &y) in o.iter_mut().zip(&y) {
                     o.put(f(x, y));

@@ -298,7 +298,8 @@ fn lanes<'a, H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
             .map(|c| <&[H; 8]>::try_from(c).expect("eight elements"))
     };
     // Contiguous operands go a line at a time (up to four groups of eight), each line's
-    // hint issued ahead; the distance is read once per block.
+    // read hints and the output's write hint issued ahead; the distances are read once per
+    // block.
     let line = per_line::<H>();
     let ahead = Ahead::get();
     // One loop per operand kind, so the loop body has no branch on it.
@@ -311,6 +312,7 @@ fn lanes<'a, H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
             for ((slots, x), y) in lines {
                 ahead.hint(x.as_ptr());
                 ahead.hint(y.as_ptr());
+                ahead.hint_write(slots.as_mut_ptr());
                 for ((slots, x), y) in slots.chunks_exact_mut(8).zip(eights(x)).zip(eights(y)) {
                     put(slots, load(x), load(y));
                 }
@@ -320,6 +322,7 @@ fn lanes<'a, H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
             let y = [y.widen(); 8];
             for (slots, x) in body.chunks_mut(line).zip(x[..full].chunks(line)) {
                 ahead.hint(x.as_ptr());
+                ahead.hint_write(slots.as_mut_ptr());
                 for (slots, x) in slots.chunks_exact_mut(8).zip(eights(x)) {
                     put(slots, load(x), y);
                 }
@@ -329,6 +332,7 @@ fn lanes<'a, H: Half, F: Fn(f32, f32) -> f32 + Sync, S: Slot<H>>(
             let x = [x.widen(); 8];
             for (slots, y) in body.chunks_mut(line).zip(y[..full].chunks(line)) {
                 ahead.hint(y.as_ptr());
+                ahead.hint_write(slots.as_mut_ptr());
                 for (slots, y) in slots.chunks_exact_mut(8).zip(eights(y)) {
                     put(slots, x, load(y));
                 }

@@ -67,6 +67,23 @@ impl Avx512 {
     }
 }
 
+/// Whether this CPU has `prefetchw` (CPUID leaf 0x8000_0001, ECX bit 8: PRFCHW, which AMD
+/// calls 3DNowPrefetch): every AMD CPU of x86-64, Intel from Broadwell on. Read once.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn write_prefetch() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        use std::arch::x86_64::__cpuid;
+        // `__cpuid` is a safe function from Rust 1.94 on and an unsafe one before it.
+        #[allow(unused_unsafe)]
+        // SAFETY: CPUID exists on every x86-64 CPU; asking for a leaf past the highest one
+        // the CPU reports is answered, not faulted, so the maximum is checked only to read
+        // a meaningful answer.
+        let (max, ecx) = unsafe { (__cpuid(0x8000_0000).eax, __cpuid(0x8000_0001).ecx) };
+        max >= 0x8000_0001 && ecx & (1 << 8) != 0
+    })
+}
+
 /// Whether this CPU reports enhanced `rep movsb`/`stosb` (ERMS): then `rep stos` writes whole
 /// lines without reading them first, and long fills use it (`std` caches the answer).
 #[cfg(target_arch = "x86_64")]

@@ -26,22 +26,49 @@ pub(crate) fn prefetch_ahead<T>(s: &[T], i: usize) {
     Ahead::get().hint(s.as_ptr().wrapping_add(i));
 }
 
-/// The prefetch distance of the run in progress ([`super::RowSettings`]), read once for a
+/// The prefetch distances of the run in progress ([`super::RowSettings`]), read once for a
 /// whole block of work, so a loop's hint per line is one instruction (a loop-invariant test
 /// when the distance is 0) instead of a read of the setting per line.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Ahead(usize);
+pub(crate) struct Ahead(usize, usize);
 
 impl Ahead {
     #[inline(always)]
     pub(crate) fn get() -> Ahead {
-        Ahead(row_settings().ahead)
+        let rows = row_settings();
+        Ahead(rows.ahead, rows.ahead_writes)
     }
 
-    /// Whether the run gives no hints (a distance of 0).
+    /// Whether the run gives no read hints (a distance of 0).
     #[inline(always)]
     pub(crate) fn is_off(self) -> bool {
         self.0 == 0
+    }
+
+    /// Asks for the line the write distance past `p` with the intent to write it
+    /// (`prefetchw`), where the run has a write distance. Any pointer is allowed, as for
+    /// [`Ahead::hint`]: past the end of the output it asks for a line nobody writes.
+    #[inline(always)]
+    pub(crate) fn hint_write<T>(self, p: *mut T) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if self.1 == 0 {
+                return;
+            }
+            let p = p.cast::<u8>().wrapping_add(self.1);
+            // SAFETY: `prefetchw` does not access memory (it cannot fault, whatever the
+            // address); a nonzero write distance is only installed where CPUID reports the
+            // instruction (`RowSettings::of`). Written as assembly because the intrinsic of
+            // a write prefetch becomes a read prefetch in code not compiled for `prfchw`.
+            // `nomem`: the instruction reads and writes nothing the program can observe, so the
+            // compiler may place it among the loop's loads and stores as it likes.
+            #[allow(clippy::pointers_in_nomem_asm_block)]
+            unsafe {
+                std::arch::asm!("prefetchw [{p}]", p = in(reg) p, options(nostack, preserves_flags, nomem));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = p;
     }
 
     /// Hints that the line the prefetch distance past `p` will be read soon. Any pointer is

@@ -1,4 +1,4 @@
-//! What the rows of a run read of its strategy (the prefetch distance, the arithmetic width,
+//! What the rows of a run read of its strategy (the prefetch distances, the arithmetic width,
 //! whether the register kernels pay at the run's size), installed on each thread for the rows
 //! of that run it writes.
 //!
@@ -14,11 +14,22 @@ use std::cell::Cell;
 
 use super::strategy::{ArithmeticWidth, Strategy};
 
+/// Whether `prefetchw` may be issued (never off x86-64).
+#[inline]
+fn write_prefetch() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::isa::write_prefetch();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// The part of a strategy that row loops read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RowSettings {
     /// [`Strategy::prefetch_ahead`].
     pub(crate) ahead: usize,
+    /// [`Strategy::prefetch_writes`], 0 where the CPU has no `prefetchw`.
+    pub(crate) ahead_writes: usize,
     /// [`Strategy::arithmetic`].
     pub(crate) arithmetic: ArithmeticWidth,
     /// Whether the run's output is small enough for the kernels in 64-byte registers
@@ -32,6 +43,11 @@ impl RowSettings {
     pub(crate) fn of(strategy: &Strategy, out_bytes: usize) -> RowSettings {
         RowSettings {
             ahead: strategy.prefetch_ahead,
+            ahead_writes: if strategy.prefetch_writes > 0 && write_prefetch() {
+                strategy.prefetch_writes
+            } else {
+                0
+            },
             arithmetic: strategy.arithmetic,
             registers: out_bytes <= super::Policy::get().registers_until_bytes,
         }
@@ -43,6 +59,7 @@ thread_local! {
     static ROWS: Cell<RowSettings> = const {
         Cell::new(RowSettings {
             ahead: 0,
+            ahead_writes: 0,
             arithmetic: ArithmeticWidth::Baseline,
             registers: false,
         })

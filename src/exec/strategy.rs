@@ -80,6 +80,13 @@ pub struct Strategy {
     /// How far ahead of its reads a streaming element-wise loop prefetches, in bytes (0: no
     /// software prefetch).
     pub prefetch_ahead: usize,
+    /// How far ahead of its stores an element-wise loop asks for the output's line with the
+    /// intent to write it (`prefetchw`), in bytes (0: never; nor where the CPU lacks the
+    /// instruction). An ordinary store to a line not in the core's cache waits for the line
+    /// to be fetched, and a core keeps only a few such fetches in flight, so a loop that
+    /// writes an output beyond the core's cache runs at a fraction of a fill's rate unless
+    /// the fetches are started ahead of the stores.
+    pub prefetch_writes: usize,
     /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
     /// build's 16-byte vectors), for outputs (and block calls) of at least
     /// `wide_eltwise_from` bytes.
@@ -126,13 +133,16 @@ impl Strategy {
     /// fused chains in registers at AVX2, f16 chains natively where the CPU has AVX512-FP16,
     /// whole element-wise ops streamed beyond the threshold (the last five measured on the
     /// 2-vCPU Xeon); whole two-operand f16 and f32 ops in 64-byte registers up to half the
-    /// core's cache (measured on the 2-vCPU Xeon, model 207, 2026-11-29). A caller outside the pool writes beside it: the hand-off to the pool was
-    /// not measured on Intel.
+    /// core's cache (measured on the 2-vCPU Xeon, model 207, 2026-11-29); the output's lines
+    /// asked for 2 KiB ahead of the two-operand loops' stores (the same Xeon, 2026-12-07).
+    /// A caller outside the pool writes beside it: the hand-off to the pool was not measured
+    /// on Intel.
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 1024,
+        prefetch_writes: 2048,
         wide_eltwise: true,
         wide_eltwise_from: 4096,
         arithmetic: ArithmeticWidth::Avx512,
@@ -152,12 +162,13 @@ impl Strategy {
     /// baseline's rate), and runs from 16 MiB called from outside the pool handed to it (long
     /// runs faster, short ones slower by the caller's wake-up); streamed element-wise outputs
     /// no faster than ordinary stores. Register chains were not measured on AMD: the block
-    /// path.
+    /// path; nor were write prefetches (off).
     pub const AMD: Strategy = Strategy {
         fill: FillStores::Vector,
         row_copy: RowCopies::Lines,
         streamed_rows: StreamedRows::Direct,
         prefetch_ahead: 0,
+        prefetch_writes: 0,
         wide_eltwise: true,
         wide_eltwise_from: 0,
         arithmetic: ArithmeticWidth::Avx2,
@@ -173,6 +184,7 @@ impl Strategy {
         row_copy: RowCopies::Memcpy,
         streamed_rows: StreamedRows::Window,
         prefetch_ahead: 0,
+        prefetch_writes: 0,
         wide_eltwise: false,
         wide_eltwise_from: 0,
         arithmetic: ArithmeticWidth::Baseline,
@@ -205,7 +217,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `eltwise-stream=window|none`, `handoff-from=<bytes>|never` (any subset;
+    /// `prefetch=<bytes>`, `prefetch-out=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `eltwise-stream=window|none`, `handoff-from=<bytes>|never` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -226,7 +238,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none, handoff-from=<bytes>|never")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, prefetch-out=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none, handoff-from=<bytes>|never")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -237,6 +249,7 @@ impl Strategy {
                 ("stream", "window") => self.streamed_rows = StreamedRows::Window,
                 ("stream", "direct") => self.streamed_rows = StreamedRows::Direct,
                 ("prefetch", n) => self.prefetch_ahead = n.parse().map_err(|_| bad())?,
+                ("prefetch-out", n) => self.prefetch_writes = n.parse().map_err(|_| bad())?,
                 ("eltwise", "avx2") => self.wide_eltwise = true,
                 ("eltwise", "baseline") => self.wide_eltwise = false,
                 ("eltwise-wide-from", n) => {
@@ -278,8 +291,9 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},eltwise-stream={},handoff-from={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},prefetch-out={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},eltwise-stream={},handoff-from={}",
             self.prefetch_ahead,
+            self.prefetch_writes,
             width(self.wide_eltwise),
             self.wide_eltwise_from,
             match self.arithmetic {
@@ -346,7 +360,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window,handoff-from=1048576",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,prefetch-out=2048,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window,handoff-from=1048576",
             )
             .unwrap();
         assert_eq!(
@@ -356,6 +370,7 @@ mod tests {
                 row_copy: RowCopies::Lines,
                 streamed_rows: StreamedRows::Direct,
                 prefetch_ahead: 512,
+                prefetch_writes: 2048,
                 wide_eltwise: true,
                 wide_eltwise_from: 64,
                 arithmetic: ArithmeticWidth::Avx512,
@@ -375,6 +390,7 @@ mod tests {
         assert_eq!(Strategy::AMD.with_overrides("").unwrap(), Strategy::AMD);
         assert!(Strategy::PLAIN.with_overrides("fill=fast").is_err());
         assert!(Strategy::PLAIN.with_overrides("prefetch=-1").is_err());
+        assert!(Strategy::PLAIN.with_overrides("prefetch-out=2k").is_err());
         assert!(Strategy::PLAIN
             .with_overrides("eltwise-wide-from=4k")
             .is_err());

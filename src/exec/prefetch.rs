@@ -91,3 +91,18 @@ impl Ahead {
         let _ = p;
     }
 }
+
+/// Asks for every line of the `bytes` from `p` on, `distance` bytes further on, with the
+/// intent to write them ([`Ahead::hint_write`]); nothing when `distance` is 0 (the caller
+/// passes 0 where the CPU has no `prefetchw`).
+#[inline(always)]
+pub(crate) fn hint_writes<T>(p: *mut T, bytes: usize, distance: usize) {
+    if distance == 0 {
+        return;
+    }
+    let ahead = Ahead(0, distance);
+    let p = p.cast::<u8>();
+    for line in (0..bytes).step_by(64) {
+        ahead.hint_write(p.wrapping_add(line));
+    }
+}

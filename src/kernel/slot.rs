@@ -16,6 +16,9 @@ pub(crate) struct Stores {
     pub(crate) fill: FillStores,
     /// Long row copies.
     pub(crate) copy: RowCopies,
+    /// [`Strategy::prefetch_writes`] where the CPU has `prefetchw` (else 0): how far ahead
+    /// of a short fill (one of vector stores) its lines are asked for.
+    pub(crate) write_ahead: usize,
 }
 
 impl Stores {
@@ -23,6 +26,7 @@ impl Stores {
     pub(crate) const PLAIN: Stores = Stores {
         fill: FillStores::Vector,
         copy: RowCopies::Memcpy,
+        write_ahead: 0,
     };
 
     /// What `strategy` says.
@@ -30,6 +34,7 @@ impl Stores {
         Stores {
             fill: strategy.fill,
             copy: strategy.row_copy,
+            write_ahead: crate::exec::RowSettings::of(strategy, 0).ahead_writes,
         }
     }
 }
@@ -82,7 +87,14 @@ impl<U: Copy + Send + Sync + bytemuck::NoUninit> Slot for MaybeUninit<U> {
         {
             return;
         }
-        let _ = how;
+        // A short fill is vector stores, each of whose lines is fetched before it is written:
+        // the lines the write distance ahead (the rows after this one) are asked for first,
+        // as the element-wise loops ask for theirs.
+        crate::exec::hint_writes(
+            dst.as_mut_ptr(),
+            std::mem::size_of_val(dst),
+            how.write_ahead,
+        );
         dst.fill(MaybeUninit::new(*value));
     }
 

@@ -80,9 +80,9 @@ pub struct Strategy {
     /// How far ahead of its reads a streaming element-wise loop prefetches, in bytes (0: no
     /// software prefetch).
     pub prefetch_ahead: usize,
-    /// How far ahead of its stores an element-wise loop asks for the output's line with the
-    /// intent to write it (`prefetchw`), in bytes (0: never; nor where the CPU lacks the
-    /// instruction). An ordinary store to a line not in the core's cache waits for the line
+    /// How far ahead of its stores a two-operand element-wise loop, or a Broadcast fill of a
+    /// row under 2 KiB, asks for the output's line with the intent to write it
+    /// (`prefetchw`), in bytes (0: never; nor where the CPU lacks the instruction). An ordinary store to a line not in the core's cache waits for the line
     /// to be fetched, and a core keeps only a few such fetches in flight, so a loop that
     /// writes an output beyond the core's cache runs at a fraction of a fill's rate unless
     /// the fetches are started ahead of the stores.
@@ -134,7 +134,8 @@ impl Strategy {
     /// whole element-wise ops streamed beyond the threshold (the last five measured on the
     /// 2-vCPU Xeon); whole two-operand f16 and f32 ops in 64-byte registers up to half the
     /// core's cache (measured on the 2-vCPU Xeon, model 207, 2026-11-29); the output's lines
-    /// asked for 2 KiB ahead of the two-operand loops' stores (the same Xeon, 2026-12-07).
+    /// asked for 2 KiB ahead of the two-operand loops' stores and of short fills (the same
+    /// Xeon, 2026-12-07).
     /// A caller outside the pool writes beside it: the hand-off to the pool was not measured
     /// on Intel.
     pub const INTEL: Strategy = Strategy {

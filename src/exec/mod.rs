@@ -36,7 +36,7 @@ pub use parallel::{for_each_chunk, threads, threads_for};
 pub(crate) use parallel::{
     runs_inline, stream_eltwise_stores, stream_stores, threads_for_rayon, CHUNKS_PER_THREAD,
 };
-pub(crate) use prefetch::{hint_writes, per_line, prefetch_ahead, Ahead};
+pub(crate) use prefetch::{hint_writes, per_line, prefetch_ahead, write_distance, Ahead};
 pub(crate) use rows::{row_settings, with_row_settings, RowSettings};
 pub(crate) use scratch::with_zeroed;
 pub(crate) use slot::{as_init, uninit_slots, Slot};

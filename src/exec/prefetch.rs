@@ -7,6 +7,19 @@
 //! loop would otherwise lack; benches/RESULTS.md has the figures.
 
 use super::rows::row_settings;
+use super::Strategy;
+
+/// The write distance `strategy` asks for ([`Strategy::prefetch_writes`]), or 0 where the CPU
+/// has no `prefetchw` (and off x86-64): the one place the instruction's presence is checked.
+pub(crate) fn write_distance(strategy: &Strategy) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if strategy.prefetch_writes > 0 && super::isa::write_prefetch() {
+        return strategy.prefetch_writes;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = strategy;
+    0
+}
 
 /// Elements of `T` per 64-byte line (at least 1): how often a loop issues a hint.
 #[inline(always)]
@@ -57,8 +70,8 @@ impl Ahead {
             }
             let p = p.cast::<u8>().wrapping_add(self.1);
             // SAFETY: `prefetchw` does not access memory (it cannot fault, whatever the
-            // address); a nonzero write distance is only installed where CPUID reports the
-            // instruction (`RowSettings::of`). Written as assembly because the intrinsic of
+            // address); a nonzero write distance only comes from `write_distance`, which
+            // checks that CPUID reports the instruction. Written as assembly because the intrinsic of
             // a write prefetch becomes a read prefetch in code not compiled for `prfchw`.
             // `nomem`: the instruction reads and writes nothing the program can observe, so the
             // compiler may place it among the loop's loads and stores as it likes.
@@ -93,8 +106,8 @@ impl Ahead {
 }
 
 /// Asks for every line of the `bytes` from `p` on, `distance` bytes further on, with the
-/// intent to write them ([`Ahead::hint_write`]); nothing when `distance` is 0 (the caller
-/// passes 0 where the CPU has no `prefetchw`).
+/// intent to write them ([`Ahead::hint_write`]); nothing when `distance` is 0. `distance`
+/// comes from [`write_distance`].
 #[inline(always)]
 pub(crate) fn hint_writes<T>(p: *mut T, bytes: usize, distance: usize) {
     if distance == 0 {

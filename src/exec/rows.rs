@@ -14,15 +14,6 @@ use std::cell::Cell;
 
 use super::strategy::{ArithmeticWidth, Strategy};
 
-/// Whether `prefetchw` may be issued (never off x86-64).
-#[inline]
-fn write_prefetch() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return super::isa::write_prefetch();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
 /// The part of a strategy that row loops read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RowSettings {
@@ -43,11 +34,7 @@ impl RowSettings {
     pub(crate) fn of(strategy: &Strategy, out_bytes: usize) -> RowSettings {
         RowSettings {
             ahead: strategy.prefetch_ahead,
-            ahead_writes: if strategy.prefetch_writes > 0 && write_prefetch() {
-                strategy.prefetch_writes
-            } else {
-                0
-            },
+            ahead_writes: super::prefetch::write_distance(strategy),
             arithmetic: strategy.arithmetic,
             registers: out_bytes <= super::Policy::get().registers_until_bytes,
         }

@@ -82,10 +82,11 @@ pub struct Strategy {
     pub prefetch_ahead: usize,
     /// How far ahead of its stores a two-operand element-wise loop, or a Broadcast fill of a
     /// row under 2 KiB, asks for the output's line with the intent to write it
-    /// (`prefetchw`), in bytes (0: never; nor where the CPU lacks the instruction). An ordinary store to a line not in the core's cache waits for the line
-    /// to be fetched, and a core keeps only a few such fetches in flight, so a loop that
-    /// writes an output beyond the core's cache runs at a fraction of a fill's rate unless
-    /// the fetches are started ahead of the stores.
+    /// (`prefetchw`), in bytes (0: never; nor where the CPU lacks the instruction). An
+    /// ordinary store to a line not in the core's cache waits for the line to be fetched,
+    /// and a core keeps only a few such fetches in flight, so a loop that writes an output
+    /// beyond the core's cache runs at a fraction of a fill's rate unless the fetches are
+    /// started ahead of the stores.
     pub prefetch_writes: usize,
     /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
     /// build's 16-byte vectors), for outputs (and block calls) of at least

@@ -34,7 +34,7 @@ impl Stores {
         Stores {
             fill: strategy.fill,
             copy: strategy.row_copy,
-            write_ahead: crate::exec::RowSettings::of(strategy, 0).ahead_writes,
+            write_ahead: crate::exec::write_distance(strategy),
         }
     }
 }

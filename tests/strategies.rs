@@ -504,3 +504,100 @@ fn register_kernels_write_the_naive_bits() {
         }
     }
 }
+
+/// Outputs beyond the core's cache (f16 4 MiB, f32 8 MiB: more than half of any x86 core's
+/// own cache), where the loops ask for the output's lines ahead of their stores
+/// (`prefetch-out`; on a CPU with AVX512-FP16 the f16 ops run in registers at this size too):
+/// the naive loop's bits under write distances of 0, one line and 2 KiB, the register kernels
+/// and the widening build, one chunk and many.
+#[test]
+fn outputs_beyond_the_core_cache_write_the_naive_bits() {
+    let strategies: Vec<Strategy> = [
+        "prefetch-out=0",
+        "prefetch-out=64",
+        "prefetch-out=2048",
+        "prefetch-out=2048,f16=widened,arithmetic=avx2",
+    ]
+    .iter()
+    .map(|over| Strategy::INTEL.with_overrides(over).unwrap())
+    .chain([Strategy::AMD.with_overrides("prefetch-out=2048").unwrap()])
+    .collect();
+    let split = Tuning {
+        serial_below_bytes: Some(0),
+        chunk_elems: Some(100_003),
+        ..Tuning::default()
+    };
+    let out_shape = vec![16, 512, 257];
+    let n: usize = out_shape.iter().product();
+    let sa = out_shape.clone();
+    // The same shape, one value per row (a softmax's subtract), a tiled row.
+    for sb in [out_shape.clone(), vec![16, 512, 1], vec![257]] {
+        let nb: usize = sb.iter().product();
+        let a32 = ArrayD::from_shape_vec(IxDyn(&sa), f32_values(n, 7)).unwrap();
+        let b32 = ArrayD::from_shape_vec(IxDyn(&sb), f32_values(nb, 31)).unwrap();
+        let a16 = ArrayD::from_shape_vec(IxDyn(&sa), f16_values(n, 11)).unwrap();
+        let b16 = ArrayD::from_shape_vec(IxDyn(&sb), f16_values(nb, 53)).unwrap();
+        let subtract: fn(f32, f32) -> f32 = |x, y| x - y;
+        let multiply: fn(f32, f32) -> f32 = |x, y| x * y;
+        for (op, f) in [
+            (BinaryOp::Subtract, subtract),
+            (BinaryOp::Multiply, multiply),
+        ] {
+            let want32 = naive(&a32, &b32, &out_shape, f);
+            // f16: computed in f32, rounded once; where both operands are NaN either one's
+            // payload (quieted) is accepted, as in `register_kernels_write_the_naive_bits`.
+            let want16 = naive(&a16, &b16, &out_shape, |x, y| {
+                let once = f16::from_f32(f(x.to_f32(), y.to_f32()));
+                let alt = if x.is_nan() && y.is_nan() {
+                    f16::from_f32(y.to_f32())
+                } else {
+                    once
+                };
+                (once, alt)
+            });
+            let inputs = [
+                (Tensor::F32(a32.clone()), Tensor::F32(b32.clone())),
+                (Tensor::F16(a16.clone()), Tensor::F16(b16.clone())),
+            ];
+            for (a, b) in &inputs {
+                for &strategy in &strategies {
+                    for tuning in [Tuning::default(), split] {
+                        let ctx = Context::default().with_strategy(strategy);
+                        let what = format!(
+                            "{op:?} {} {sa:?} {sb:?} under {strategy} {tuning:?}",
+                            a.dtype()
+                        );
+                        let got = with_tuning(tuning, || {
+                            binary_view(
+                                op,
+                                a.view(),
+                                b.view(),
+                                &AutoBroadcast::Numpy,
+                                ctx.parallelism(),
+                            )
+                        })
+                        .unwrap();
+                        match &got {
+                            Tensor::F32(g) => {
+                                for (i, (x, w)) in g.iter().zip(&want32).enumerate() {
+                                    assert_eq!(x.to_bits(), w.to_bits(), "{what}: element {i}");
+                                }
+                            }
+                            Tensor::F16(g) => {
+                                for (i, (x, &(w, alt))) in g.iter().zip(&want16).enumerate() {
+                                    assert!(
+                                        x.to_bits() == w.to_bits() || x.to_bits() == alt.to_bits(),
+                                        "{what}: element {i}: {:#06x}, not {:#06x}",
+                                        x.to_bits(),
+                                        w.to_bits()
+                                    );
+                                }
+                            }
+                            _ => unreachable!(),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -121,7 +121,7 @@ impl<T: Copy + Send + Sync> Job<'_, '_, T> {
     fn table_binary<C, D>(
         &self,
         block_fn: fn(EltwiseOp, Option<Avx2>) -> BlockFn<T, C>,
-        register_fn: fn(EltwiseOp, ChainIsa) -> Option<BlockFn<T, C>>,
+        register_fn: fn(EltwiseOp, ChainIsa) -> Option<RegisterBlock<T, C>>,
         refuse_zero: bool,
         sink: D,
     ) -> Result<D::Out, BroadcastError>
@@ -205,10 +205,30 @@ pub(crate) struct TableBinary<T, C> {
     /// which a call uses it (`Strategy::wide_eltwise_from`).
     wide_block: Option<(BlockFn<T, C>, usize)>,
     /// The kernel in 64-byte registers (`registers.rs`), where the strategy and the CPU
-    /// allow one; it takes the AVX2 build's place in runs whose output is small enough
-    /// (`RowSettings::registers`).
-    register_block: Option<BlockFn<T, C>>,
+    /// allow one; it takes the AVX2 build's place in the runs it is for
+    /// ([`RegisterBlock::every_size`]).
+    register_block: Option<RegisterBlock<T, C>>,
 }
+
+/// A block kernel in 64-byte registers (`registers.rs`) and the runs it takes.
+pub(crate) struct RegisterBlock<T, C> {
+    /// The kernel.
+    pub(crate) block: BlockFn<T, C>,
+    /// Whether it runs at every output size (f16: its native arithmetic makes the op
+    /// memory-bound where the widening build is bound by its conversions, in the core's
+    /// cache and beyond it), or only for outputs that stay in the core's cache
+    /// (`RowSettings::core_resident`; f32: beyond it the AVX2 build's loop keeps the same
+    /// memory rate).
+    pub(crate) every_size: bool,
+}
+
+// By hand, as `TableBinary`'s.
+impl<T, C> Clone for RegisterBlock<T, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, C> Copy for RegisterBlock<T, C> {}
 
 // By hand: a derive would ask `T: Clone` and `C: Clone` of what are only fn pointers' types.
 impl<T, C> Clone for TableBinary<T, C> {
@@ -235,9 +255,10 @@ impl<T, C> TableBinary<T, C> {
         };
         let block = match (self.wide_block, self.register_block) {
             (Some((_, from)), Some(registers))
-                if std::mem::size_of_val(out) >= from && row_settings().registers =>
+                if std::mem::size_of_val(out) >= from
+                    && (registers.every_size || row_settings().core_resident) =>
             {
-                registers
+                registers.block
             }
             (Some((wide, from)), _) if std::mem::size_of_val(out) >= from => wide,
             _ => self.block,
@@ -304,14 +325,14 @@ pub(crate) trait BlockKernels:
     fn boolean_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, bool>;
     /// The block kernel of `op` (an op whose output has the operands' type) in 64-byte
     /// registers (`registers.rs`), where the type has one for the op and `isa` allows it.
-    fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<BlockFn<Self, Self>> {
+    fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<RegisterBlock<Self, Self>> {
         let _ = (op, isa);
         None
     }
 }
 
 /// No block kernel in registers (ops whose output is bool).
-fn no_register_fn<T, C>(_: EltwiseOp, _: ChainIsa) -> Option<BlockFn<T, C>> {
+fn no_register_fn<T, C>(_: EltwiseOp, _: ChainIsa) -> Option<RegisterBlock<T, C>> {
     None
 }
 
@@ -327,7 +348,7 @@ macro_rules! block_kernels_impl {
             }
 
             $(
-                fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<BlockFn<Self, Self>> {
+                fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<RegisterBlock<Self, Self>> {
                     register_block!($kind $kernel, op, isa)
                 }
             )?

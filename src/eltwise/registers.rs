@@ -4,12 +4,16 @@
 //!
 //! The table's block kernels compute an f16 op by widening eight lanes at a time through F16C,
 //! computing in f32 and rounding back: three conversions per eight elements, which bound the
-//! op on data in the core's caches. The `f16x32` bodies compute on the f16 values themselves,
+//! op on data in the core's caches and beyond them. The `f16x32` bodies compute on the f16 values themselves,
 //! 32 a register, and give the same bits (`fp16.rs` says why and tests it on every class of
 //! value); likewise the `f32x16` bodies are the `float` bodies' IEEE operations on 16 lanes.
 //! Here they run a whole op's rows (the plan walk's runs of rows, or a block where an operand
 //! comes from a tile), each row in whole registers and a masked last one; a row with a
-//! strided operand goes to the op's AVX2 block kernel.
+//! strided operand goes to the op's AVX2 block kernel. The f16 kernels run at every output
+//! size; the f32 ones where the output stays in the core's cache (beyond it the AVX2 build's
+//! loop keeps the same memory rate; [`RegisterBlock::every_size`]). Beyond the core's cache
+//! each register's store asks for the output's line the write distance ahead, as the AVX2
+//! build's loops do.
 //!
 //! Which ops: a row of the table with an `f16x32` (for f16) or `f32x16` (for f32) body, whose
 //! shape is `Binary`, output `Same` and lanes `Lanes`, as the register chains take them.
@@ -26,7 +30,7 @@ use half::f16;
 use super::exec::{BlockRows, PlainRows, Src};
 use super::fp16::{self, F16x32};
 use super::fp32::{self, F32x16};
-use super::kernels::{BlockFn, BlockJob, BlockKernels};
+use super::kernels::{BlockFn, BlockJob, BlockKernels, RegisterBlock};
 use super::table::{op_bodies, EltwiseOp};
 use crate::error::BroadcastError;
 use crate::exec::{Ahead, LINE};
@@ -181,18 +185,38 @@ impl<T: Copy> Lane<T> {
     }
 }
 
-/// How a row's loop hints the lines ahead of it: at the run's distance ([`Ahead`]), or not at
-/// all ([`NoHints`]). Chosen once per kernel call, so that a loop without hints carries no
-/// test for them (left to the compiler, the test stayed in the loop: an 8 KiB f16 add ran 11
-/// instructions a register instead of 4).
+/// How a row's loop hints the lines ahead of it: at the run's distances, the operands' and
+/// the output's ([`WriteHints`]), the operands' only ([`Ahead`]), or not at all
+/// ([`NoHints`]). Chosen once per kernel call, so that a loop carries no test for a hint it
+/// does not give (left to the compiler, the test stayed in the loop: an 8 KiB f16 add ran
+/// 11 instructions a register instead of 4).
 trait Hints: Copy {
     fn hint<T>(self, p: *const T);
+    fn hint_write<T>(self, p: *mut T);
 }
 
+/// The operands' hints only (the run has no write distance).
 impl Hints for Ahead {
     #[inline(always)]
     fn hint<T>(self, p: *const T) {
         Ahead::hint(self, p);
+    }
+    #[inline(always)]
+    fn hint_write<T>(self, _: *mut T) {}
+}
+
+/// The operands' hints and the output's (a run beyond the core's cache).
+#[derive(Clone, Copy)]
+struct WriteHints(Ahead);
+
+impl Hints for WriteHints {
+    #[inline(always)]
+    fn hint<T>(self, p: *const T) {
+        self.0.hint(p);
+    }
+    #[inline(always)]
+    fn hint_write<T>(self, p: *mut T) {
+        self.0.hint_write(p);
     }
 }
 
@@ -203,6 +227,8 @@ struct NoHints;
 impl Hints for NoHints {
     #[inline(always)]
     fn hint<T>(self, _: *const T) {}
+    #[inline(always)]
+    fn hint_write<T>(self, _: *mut T) {}
 }
 
 /// From how many bytes of a kernel call's output its stores are aligned to lines ([`row`]):
@@ -257,6 +283,7 @@ unsafe fn row<T: Copy, R: Register<T>>(
             while i < whole {
                 ahead.hint(x.wrapping_add(i));
                 ahead.hint(y.wrapping_add(i));
+                ahead.hint_write(o.wrapping_add(i));
                 // SAFETY: see above; the caller's contract for the CPU.
                 unsafe { R::store(o.add(i), f(R::load(x.add(i)), R::load(y.add(i)))) };
                 i += R::LANES;
@@ -267,6 +294,7 @@ unsafe fn row<T: Copy, R: Register<T>>(
             let y = unsafe { R::splat(y) };
             while i < whole {
                 ahead.hint(x.wrapping_add(i));
+                ahead.hint_write(o.wrapping_add(i));
                 // SAFETY: see above; the caller's contract for the CPU.
                 unsafe { R::store(o.add(i), f(R::load(x.add(i)), y)) };
                 i += R::LANES;
@@ -277,6 +305,7 @@ unsafe fn row<T: Copy, R: Register<T>>(
             let x = unsafe { R::splat(x) };
             while i < whole {
                 ahead.hint(y.wrapping_add(i));
+                ahead.hint_write(o.wrapping_add(i));
                 // SAFETY: see above; the caller's contract for the CPU.
                 unsafe { R::store(o.add(i), f(x, R::load(y.add(i)))) };
                 i += R::LANES;
@@ -286,6 +315,7 @@ unsafe fn row<T: Copy, R: Register<T>>(
             // SAFETY: the caller's contract for the CPU.
             let r = unsafe { f(R::splat(x), R::splat(y)) };
             while i < whole {
+                ahead.hint_write(o.wrapping_add(i));
                 // SAFETY: see above; the caller's contract for the CPU.
                 unsafe { R::store(o.add(i), r) };
                 i += R::LANES;
@@ -319,6 +349,7 @@ where
     T: BlockKernels,
     R: Register<T>,
 {
+    // A run with a write distance goes to `with_writes` (`register_kernel!`) before this.
     let ahead = Ahead::get();
     if ahead.is_off() {
         // SAFETY: the caller's contract.
@@ -419,10 +450,10 @@ macro_rules! register_pick {
         None
     };
     (f16x32, [f16x32 : $b:expr $(, $key:ident : $body:expr)*]) => {
-        register_kernel!(f16, F16x32, "avx2,f16c,avx512f,avx512bw,avx512vl,avx512fp16", $b)
+        register_kernel!(f16, F16x32, "avx2,f16c,avx512f,avx512bw,avx512vl,avx512fp16", true, $b)
     };
     (f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*]) => {
-        register_kernel!(f32, F32x16, "avx2,avx512f", $b)
+        register_kernel!(f32, F32x16, "avx2,avx512f", false, $b)
     };
     ($k:ident, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
         register_pick!($k, [$($key : $body),*])
@@ -430,9 +461,10 @@ macro_rules! register_pick {
 }
 
 /// The block kernel of body `$b` on elements `$t` in registers `$r`, compiled with
-/// `$features` (those of the token `f16x32_block`'s or `f32x16_block`'s caller holds).
+/// `$features` (those of the token `f16x32_block`'s or `f32x16_block`'s caller holds), for
+/// outputs of every size or not (`$every_size`, [`RegisterBlock::every_size`]).
 macro_rules! register_kernel {
-    ($t:ty, $r:ty, $features:literal, $b:expr) => {{
+    ($t:ty, $r:ty, $features:literal, $every_size:literal, $b:expr) => {{
         /// The op's rows in 64-byte registers.
         ///
         /// # Safety
@@ -442,10 +474,36 @@ macro_rules! register_kernel {
             job: &BlockJob<'_, '_, $t>,
             out: &mut [MaybeUninit<$t>],
         ) -> Result<(), BroadcastError> {
+            let ahead = Ahead::get();
+            if ahead.writes() {
+                // SAFETY: this function's features, which `with_writes` is compiled with.
+                return unsafe { with_writes(job, out, ahead) };
+            }
             // SAFETY: this function's features; the element type is plain data.
             unsafe { rows::<$t, $r>(job, out, |x, y| $b(x, y)) }
         }
-        Some(block as BlockFn<$t, $t>)
+
+        /// [`block`] with the output's lines asked for ahead: a function of its own, so
+        /// that the loops without write hints are compiled as they were without it (inlined
+        /// beside them, it made the compiler reload the read distance from the stack in
+        /// every iteration of theirs).
+        ///
+        /// # Safety
+        /// As [`block`].
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        unsafe fn with_writes(
+            job: &BlockJob<'_, '_, $t>,
+            out: &mut [MaybeUninit<$t>],
+            ahead: Ahead,
+        ) -> Result<(), BroadcastError> {
+            // SAFETY: this function's features; the element type is plain data.
+            unsafe { rows_hinted::<$t, $r>(job, out, |x, y| $b(x, y), WriteHints(ahead)) }
+        }
+        Some(RegisterBlock {
+            block: block as BlockFn<$t, $t>,
+            every_size: $every_size,
+        })
     }};
 }
 
@@ -459,7 +517,7 @@ macro_rules! define_register_blocks {
         /// `op`'s f16 block kernel in AVX512-FP16 registers, where the table gives it an
         /// `f16x32` body. It may run only where the CPU has AVX512-FP16 (the
         /// [`super::fp16::Avx512Fp16`] token).
-        pub(crate) fn f16x32_block(op: EltwiseOp) -> Option<BlockFn<f16, f16>> {
+        pub(crate) fn f16x32_block(op: EltwiseOp) -> Option<RegisterBlock<f16, f16>> {
             match op {
                 $(EltwiseOp::$v { .. } => register_arm!(
                     f16x32, $shape, $out $($lanes)?, [$($key : $body),*]
@@ -470,7 +528,7 @@ macro_rules! define_register_blocks {
         /// `op`'s f32 block kernel in AVX-512 registers, where the table gives it an
         /// `f32x16` body. It may run only where the CPU has AVX-512F (the
         /// [`super::fp32::Avx512`] token).
-        pub(crate) fn f32x16_block(op: EltwiseOp) -> Option<BlockFn<f32, f32>> {
+        pub(crate) fn f32x16_block(op: EltwiseOp) -> Option<RegisterBlock<f32, f32>> {
             match op {
                 $(EltwiseOp::$v { .. } => register_arm!(
                     f32x16, $shape, $out $($lanes)?, [$($key : $body),*]

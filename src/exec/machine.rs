@@ -106,11 +106,13 @@ pub struct Policy {
     /// each thread gets at least this much work: below it, a second thread's share takes
     /// about as long as handing it over and meeting again.
     pub min_dispatch_bytes: usize,
-    /// Two-operand ops with kernels in 64-byte registers (`eltwise/registers.rs`) run them
-    /// for outputs up to this size: half the core's cache, where an op's operands and
-    /// output stay in that cache. Beyond it they were measured slower than the AVX2 build
-    /// (benches/RESULTS.md).
-    pub registers_until_bytes: usize,
+    /// Outputs up to this size stay in the core's cache from one call to the next: half the
+    /// core's cache, the rest for the operands. Up to it, f32 ops with kernels in 64-byte
+    /// registers (`eltwise/registers.rs`) run them (beyond it the AVX2 build's loop keeps
+    /// the same memory rate), and no loop asks for the output's lines ahead (they are in
+    /// the cache already; the hints only cost instructions). benches/RESULTS.md has the
+    /// figures.
+    pub core_resident_bytes: usize,
 }
 
 /// Bytes of output one thread writes in a nanosecond, about, on the slowest of the machines
@@ -162,7 +164,7 @@ impl Policy {
             max_chunk_bytes: m.core_cache_bytes.max(MIN_CHUNK_BYTES),
             stream_from_bytes: 2 * m.llc_bytes,
             min_dispatch_bytes: MIN_DISPATCH_BYTES,
-            registers_until_bytes: m.core_cache_bytes / 2,
+            core_resident_bytes: m.core_cache_bytes / 2,
         }
     }
 

@@ -9,15 +9,20 @@
 use super::rows::row_settings;
 use super::Strategy;
 
-/// The write distance `strategy` asks for ([`Strategy::prefetch_writes`]), or 0 where the CPU
-/// has no `prefetchw` (and off x86-64): the one place the instruction's presence is checked.
-pub(crate) fn write_distance(strategy: &Strategy) -> usize {
+/// The write distance `strategy` asks for ([`Strategy::prefetch_writes`]) for an output of
+/// `out_bytes`, or 0: where the CPU has no `prefetchw` (and off x86-64; the one place the
+/// instruction's presence is checked), and where the output stays in the core's cache
+/// ([`super::Policy::core_resident_bytes`]: its lines are there already).
+pub(crate) fn write_distance(strategy: &Strategy, out_bytes: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if strategy.prefetch_writes > 0 && super::isa::write_prefetch() {
+    if strategy.prefetch_writes > 0
+        && out_bytes > super::Policy::get().core_resident_bytes
+        && super::isa::write_prefetch()
+    {
         return strategy.prefetch_writes;
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = strategy;
+    let _ = (strategy, out_bytes);
     0
 }
 
@@ -52,10 +57,16 @@ impl Ahead {
         Ahead(rows.ahead, rows.ahead_writes)
     }
 
-    /// Whether the run gives no read hints (a distance of 0).
+    /// Whether the run gives no hints, read or write (both distances 0).
     #[inline(always)]
     pub(crate) fn is_off(self) -> bool {
-        self.0 == 0
+        self.0 == 0 && self.1 == 0
+    }
+
+    /// Whether the run asks for the output's lines ahead (a write distance).
+    #[inline(always)]
+    pub(crate) fn writes(self) -> bool {
+        self.1 != 0
     }
 
     /// Asks for the line the write distance past `p` with the intent to write it

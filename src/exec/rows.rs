@@ -23,9 +23,10 @@ pub(crate) struct RowSettings {
     pub(crate) ahead_writes: usize,
     /// [`Strategy::arithmetic`].
     pub(crate) arithmetic: ArithmeticWidth,
-    /// Whether the run's output is small enough for the kernels in 64-byte registers
-    /// ([`super::Policy::registers_until_bytes`]); the strategy says whether they may run.
-    pub(crate) registers: bool,
+    /// Whether the run's output stays in the core's cache
+    /// ([`super::Policy::core_resident_bytes`]): where f32 kernels in 64-byte registers may
+    /// run (the strategy says whether they do).
+    pub(crate) core_resident: bool,
 }
 
 impl RowSettings {
@@ -34,9 +35,9 @@ impl RowSettings {
     pub(crate) fn of(strategy: &Strategy, out_bytes: usize) -> RowSettings {
         RowSettings {
             ahead: strategy.prefetch_ahead,
-            ahead_writes: super::prefetch::write_distance(strategy),
+            ahead_writes: super::prefetch::write_distance(strategy, out_bytes),
             arithmetic: strategy.arithmetic,
-            registers: out_bytes <= super::Policy::get().registers_until_bytes,
+            core_resident: out_bytes <= super::Policy::get().core_resident_bytes,
         }
     }
 }
@@ -48,7 +49,7 @@ thread_local! {
             ahead: 0,
             ahead_writes: 0,
             arithmetic: ArithmeticWidth::Baseline,
-            registers: false,
+            core_resident: false,
         })
     };
 }

@@ -86,7 +86,8 @@ pub struct Strategy {
     /// ordinary store to a line not in the core's cache waits for the line to be fetched,
     /// and a core keeps only a few such fetches in flight, so a loop that writes an output
     /// beyond the core's cache runs at a fraction of a fill's rate unless the fetches are
-    /// started ahead of the stores.
+    /// started ahead of the stores. Not asked for outputs that stay in the core's cache
+    /// ([`super::Policy::core_resident_bytes`]), whose lines are there already.
     pub prefetch_writes: usize,
     /// Element-wise loops run compiled for AVX2 where the CPU has it (else the baseline
     /// build's 16-byte vectors), for outputs (and block calls) of at least
@@ -101,7 +102,7 @@ pub struct Strategy {
     /// the widest below), the register chains at AVX2 from `Avx2` up, and f32 register
     /// chains in AVX-512 registers at `Avx512` (`eltwise/fp32.rs`), as are whole two-operand
     /// f32 ops whose output stays in the core's cache (`eltwise/registers.rs`,
-    /// [`super::Policy::registers_until_bytes`]).
+    /// [`super::Policy::core_resident_bytes`]).
     pub arithmetic: ArithmeticWidth,
     /// A fused expression that is a linear chain (each node takes the one before it and an
     /// input or literal) runs its nodes on a few registers' worth of elements at a time,
@@ -111,8 +112,7 @@ pub struct Strategy {
     /// Such a chain of f16 computes on the f16 values in AVX512-FP16 registers where the
     /// CPU has them (the same bits as widening to f32 and rounding after each op, the way
     /// the ops alone compute), rather than widening through F16C; so does a whole
-    /// two-operand f16 op whose output stays in the core's cache (`eltwise/registers.rs`,
-    /// [`super::Policy::registers_until_bytes`]).
+    /// two-operand f16 op, at every size (`eltwise/registers.rs`).
     pub native_f16: bool,
     /// Whole element-wise ops (two-operand ops, Select, the variadic folds; not
     /// FakeQuantize, measured no faster so) write an output beyond the streaming threshold ([`super::Policy::stream_from_bytes`])
@@ -133,10 +133,11 @@ impl Strategy {
     /// element-wise loops compiled for AVX2 (outputs from 4 KiB), FakeQuantize's at AVX-512,
     /// fused chains in registers at AVX2, f16 chains natively where the CPU has AVX512-FP16,
     /// whole element-wise ops streamed beyond the threshold (the last five measured on the
-    /// 2-vCPU Xeon); whole two-operand f16 and f32 ops in 64-byte registers up to half the
-    /// core's cache (measured on the 2-vCPU Xeon, model 207, 2026-11-29); the output's lines
-    /// asked for 2 KiB ahead of the two-operand loops' stores and of short fills (the same
-    /// Xeon, 2026-12-07).
+    /// 2-vCPU Xeon); whole two-operand f32 ops in 64-byte registers up to half the core's
+    /// cache (measured on the 2-vCPU Xeon, model 207, 2026-11-29), f16 ones at every size
+    /// (the same Xeon, 2026-12-07, once their stores asked for the lines ahead); the
+    /// output's lines asked for 2 KiB ahead of the two-operand loops' stores and of short
+    /// fills, beyond the core's cache (the same Xeon, 2026-12-07).
     /// A caller outside the pool writes beside it: the hand-off to the pool was not measured
     /// on Intel.
     pub const INTEL: Strategy = Strategy {

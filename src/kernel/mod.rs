@@ -164,7 +164,7 @@ impl Style {
     /// The program of `plan` for this style.
     fn program<'p>(&self, plan: &'p StridePlan) -> Program<'p> {
         Program {
-            stores: Stores::of(&self.strategy),
+            stores: Stores::of(&self.strategy, plan.len().saturating_mul(self.elem_bytes)),
             ..Program::new(plan.dims(), plan.strides(), self.elem_bytes, self.widening)
         }
     }

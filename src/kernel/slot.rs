@@ -16,8 +16,9 @@ pub(crate) struct Stores {
     pub(crate) fill: FillStores,
     /// Long row copies.
     pub(crate) copy: RowCopies,
-    /// [`Strategy::prefetch_writes`] where the CPU has `prefetchw` (else 0): how far ahead
-    /// of a short fill (one of vector stores) its lines are asked for.
+    /// [`Strategy::prefetch_writes`] for the output (`exec::write_distance`: 0 where the CPU
+    /// has no `prefetchw` or the output stays in the core's cache): how far ahead of a short
+    /// fill (one of vector stores) its lines are asked for.
     pub(crate) write_ahead: usize,
 }
 
@@ -29,12 +30,12 @@ impl Stores {
         write_ahead: 0,
     };
 
-    /// What `strategy` says.
-    pub(crate) fn of(strategy: &Strategy) -> Stores {
+    /// What `strategy` says for an output of `out_bytes`.
+    pub(crate) fn of(strategy: &Strategy, out_bytes: usize) -> Stores {
         Stores {
             fill: strategy.fill,
             copy: strategy.row_copy,
-            write_ahead: crate::exec::write_distance(strategy),
+            write_ahead: crate::exec::write_distance(strategy, out_bytes),
         }
     }
 }

@@ -24,6 +24,27 @@ fn strategies() -> Vec<Strategy> {
     all
 }
 
+/// `op` on `a` and `b` under numpy's rule, `strategy` and `tuning`, into a fresh output.
+fn binary_under(
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    strategy: Strategy,
+    tuning: Tuning,
+) -> Tensor {
+    let ctx = Context::default().with_strategy(strategy);
+    with_tuning(tuning, || {
+        binary_view(
+            op,
+            a.view(),
+            b.view(),
+            &AutoBroadcast::Numpy,
+            ctx.parallelism(),
+        )
+    })
+    .unwrap()
+}
+
 /// Output index -> operand index under numpy's rule, written out per axis.
 fn operand_index(out_idx: &[usize], shape: &[usize]) -> usize {
     let skip = out_idx.len() - shape.len();
@@ -129,19 +150,8 @@ fn every_strategy_writes_the_naive_bits() {
             let what = |op: &str| format!("{op} {sa:?} {sb:?} under {strategy}");
             let out = |v: Vec<f32>| ArrayD::from_shape_vec(IxDyn(&out_shape), v).unwrap();
             for tuning in [Tuning::default(), split] {
+                let run = |op, a: &Tensor, b: &Tensor| binary_under(op, a, b, strategy, tuning);
                 let ctx = Context::default().with_strategy(strategy);
-                let run = |op, a: &Tensor, b: &Tensor| {
-                    with_tuning(tuning, || {
-                        binary_view(
-                            op,
-                            a.view(),
-                            b.view(),
-                            &AutoBroadcast::Numpy,
-                            ctx.parallelism(),
-                        )
-                    })
-                    .unwrap()
-                };
                 let (ta, tb) = (Tensor::F32(a32.clone()), Tensor::F32(b32.clone()));
                 same_bits(
                     &run(BinaryOp::Add, &ta, &tb),
@@ -415,16 +425,7 @@ fn register_kernels_write_the_naive_bits() {
                             "{op} {} {sa:?} {sb:?} transposed={transposed} under {strategy} {tuning:?}",
                             a.dtype()
                         );
-                        let got = with_tuning(tuning, || {
-                            bcast::binary_view(
-                                op,
-                                a.view(),
-                                b.view(),
-                                &AutoBroadcast::Numpy,
-                                ctx.parallelism(),
-                            )
-                        })
-                        .unwrap();
+                        let got = binary_under(op, a, b, strategy, tuning);
                         check(&got, &what);
                         let prepared = PreparedOp::new(
                             op,
@@ -567,21 +568,11 @@ fn outputs_beyond_the_core_cache_write_the_naive_bits() {
             for (a, b) in &inputs {
                 for &strategy in &strategies {
                     for tuning in [Tuning::default(), split] {
-                        let ctx = Context::default().with_strategy(strategy);
                         let what = format!(
                             "{op:?} {} {sa:?} {sb:?} under {strategy} {tuning:?}",
                             a.dtype()
                         );
-                        let got = with_tuning(tuning, || {
-                            binary_view(
-                                op,
-                                a.view(),
-                                b.view(),
-                                &AutoBroadcast::Numpy,
-                                ctx.parallelism(),
-                            )
-                        })
-                        .unwrap();
+                        let got = binary_under(op, a, b, strategy, tuning);
                         match &got {
                             Tensor::F32(g) => {
                                 for (i, (x, w)) in g.iter().zip(&want32).enumerate() {

@@ -128,8 +128,11 @@ pub struct Strategy {
 }
 
 impl Strategy {
-    /// Intel: `rep stos` fills, `memcpy` rows, the L1 window and a 1 KiB prefetch distance,
-    /// each measured on the 2-vCPU Intel Xeon VMs and the 16-core Xeon; the memory-bound
+    /// Intel: `rep stos` fills, `memcpy` rows and the L1 window, each measured on the 2-vCPU
+    /// Intel Xeon VMs and the 16-core Xeon; the operands' lines asked for 2 KiB ahead of the
+    /// element-wise loops' reads (the 2-vCPU Xeon, model 207, 2026-12-07: the loops that read
+    /// more than they write, a comparison of f32 into bool most, faster than at the 1 KiB
+    /// before, the others even); the memory-bound
     /// element-wise loops compiled for AVX2 (outputs from 4 KiB), FakeQuantize's at AVX-512,
     /// fused chains in registers at AVX2, f16 chains natively where the CPU has AVX512-FP16,
     /// whole element-wise ops streamed beyond the threshold (the last five measured on the
@@ -144,7 +147,7 @@ impl Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
         streamed_rows: StreamedRows::Window,
-        prefetch_ahead: 1024,
+        prefetch_ahead: 2048,
         prefetch_writes: 2048,
         wide_eltwise: true,
         wide_eltwise_from: 4096,

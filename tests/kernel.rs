@@ -515,7 +515,9 @@ fn every_store_strategy_matches_the_reference() {
                     arithmetic: bcast::exec::ArithmeticWidth::Baseline,
                     register_chains: false,
                     native_f16: false,
+                    f16_avx512: false,
                     stream_eltwise: false,
+                    select_width: bcast::exec::ArithmeticWidth::Baseline,
                     pool_handoff_from: usize::MAX,
                 };
                 let on = [

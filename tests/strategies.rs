@@ -1,6 +1,7 @@
 //! The element-wise executor writes the same bits under every strategy this crate has (its
 //! loops compiled for AVX2 or for the baseline, with or without software prefetch of the
-//! operands and of the output), checked
+//! operands and of the output; Select as blends at AVX-512, at AVX2 or the per-element loop),
+//! checked
 //! against a naive loop written here: numpy-rule broadcasting of `a` `[.., n]` against `b`
 //! placed on a few axes, f32 (NaN, -0.0, infinities), u8 (wrapping), f16 (rounded through
 //! f32) and a comparison with a bool output.
@@ -14,9 +15,10 @@ fn strategies() -> Vec<Strategy> {
     let mut all = Vec::new();
     for base in [Strategy::INTEL, Strategy::AMD, Strategy::PLAIN] {
         for over in [
-            "eltwise=avx2,prefetch=0,prefetch-out=0",
-            "eltwise=baseline,prefetch=256,prefetch-out=2048",
-            "eltwise=avx2,prefetch=1024,prefetch-out=64",
+            "eltwise=avx2,prefetch=0,prefetch-out=0,select=avx512,f16-avx512=on",
+            "eltwise=baseline,prefetch=256,prefetch-out=2048,select=baseline,f16-avx512=on",
+            "eltwise=avx2,prefetch=1024,prefetch-out=64,select=avx2,f16-avx512=off",
+            "eltwise=avx2,prefetch=0,prefetch-out=0,f16=widened,f16-avx512=on",
         ] {
             all.push(base.with_overrides(over).unwrap());
         }
@@ -230,6 +232,27 @@ fn every_strategy_writes_the_naive_bits() {
                         .map(|(p, &x)| p.unwrap_or(x))
                         .collect())),
                     &what("select f32 (condition, b, a)"),
+                );
+                let picks16 = naive(&a16, &b16, &out_shape, |x, y| (x, y));
+                let cond16 = naive(&cond_b, &cond_b, &out_shape, |c, _| c);
+                same_bits(
+                    &select(
+                        &cond_b,
+                        &Tensor::F16(a16.clone()),
+                        &Tensor::F16(b16.clone()),
+                    ),
+                    Tensor::F16(
+                        ArrayD::from_shape_vec(
+                            IxDyn(&out_shape),
+                            picks16
+                                .iter()
+                                .zip(&cond16)
+                                .map(|(&(x, y), &c)| if c { x } else { y })
+                                .collect(),
+                        )
+                        .unwrap(),
+                    ),
+                    &what("select f16 (condition, a, b)"),
                 );
                 let mul16 = naive(&a16, &b16, &out_shape, |x: f16, y: f16| {
                     f16::from_f32(x.to_f32() * y.to_f32())
@@ -513,7 +536,8 @@ fn register_kernels_write_the_naive_bits() {
 
 /// Outputs beyond the core's cache (f16 4 MiB, f32 8 MiB: more than half of any x86 core's
 /// own cache), where the loops ask for the output's lines ahead of their stores
-/// (`prefetch-out`; on a CPU with AVX512-FP16 the f16 ops run in registers at this size too):
+/// (`prefetch-out`; on a CPU with AVX512-FP16 the f16 ops run in registers at this size too,
+/// and on one with AVX-512 widened into f32 lanes where `f16-avx512` is on):
 /// the naive loop's bits under write distances of 0, one line and 2 KiB, the register kernels
 /// and the widening build, one chunk and many.
 #[test]
@@ -523,6 +547,8 @@ fn outputs_beyond_the_core_cache_write_the_naive_bits() {
         "prefetch-out=64",
         "prefetch-out=2048",
         "prefetch-out=2048,f16=widened,arithmetic=avx2",
+        "prefetch-out=0,f16=widened,f16-avx512=on",
+        "prefetch-out=2048,f16=widened,f16-avx512=on",
     ]
     .iter()
     .map(|over| Strategy::INTEL.with_overrides(over).unwrap())

@@ -666,6 +666,9 @@ pub(crate) struct ChainIsa {
     /// f32 computed in AVX-512 registers (the strategy's `arithmetic` at `Avx512`).
     #[cfg(all(target_arch = "x86_64", bcast_avx512))]
     pub(crate) f32x16: Option<Avx512>,
+    /// Whole f16 ops widened into AVX-512 registers (the strategy's `f16_avx512`).
+    #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+    pub(crate) f16_f32x16: Option<Avx512>,
 }
 
 impl ChainIsa {
@@ -681,6 +684,8 @@ impl ChainIsa {
             f32x16: (strategy.arithmetic >= ArithmeticWidth::Avx512)
                 .then(Avx512::detect)
                 .flatten(),
+            #[cfg(all(target_arch = "x86_64", bcast_avx512))]
+            f16_f32x16: strategy.f16_avx512.then(Avx512::detect).flatten(),
         }
     }
 }

@@ -16,7 +16,7 @@ use super::plan::EltwisePlan;
 use super::table::{EltwiseOp, KernelKind, Out, Shape};
 use super::view::{TensorView, TensorViewMut, ViewElement};
 use crate::auto_broadcast::AutoBroadcast;
-use crate::dtype::{dtype_dispatch, dtype_table, DType};
+use crate::dtype::{dtype_dispatch, dtype_table, DType, DTypeKind};
 use crate::error::BroadcastError;
 use crate::exec::Parallelism;
 use crate::tensor::Tensor;
@@ -396,7 +396,9 @@ fn select<O: Output>(
     dtype_dispatch!(dtype, T => match (T::view_of(then), T::view_of(else_)) {
         (Some(t), Some(e)) => {
             let to = out.to::<T>("select")?;
-            Ok(O::ret::<T>(run_select(cond, t, e, spec, to, par)?))
+            // The table's types other than text are plain bits: picks may move them so.
+            let plain = dtype.kind() != DTypeKind::Text;
+            Ok(O::ret::<T>(run_select(cond, t, e, spec, to, par, plain)?))
         }
         _ => Err(mismatch("select", dtype, else_.dtype())),
     })

@@ -29,6 +29,7 @@ use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn};
 
 use super::kinds::{InstructionRounding, PortableRounding, QuantizeBody};
 use super::plan::{EltwisePlan, RowKind};
+use super::select_lanes::{pick_fn, pick_of, PickFn};
 use crate::auto_broadcast::AutoBroadcast;
 use crate::dtype::DType;
 use crate::element::Element;
@@ -1063,6 +1064,7 @@ pub(crate) trait DirectRun: Send + Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RegisterReading {
     native_f16: bool,
+    f16_avx512: bool,
     arithmetic: ArithmeticWidth,
 }
 
@@ -1072,6 +1074,7 @@ impl RegisterReading {
     pub(crate) fn of(strategy: &Strategy) -> RegisterReading {
         RegisterReading {
             native_f16: strategy.native_f16,
+            f16_avx512: strategy.f16_avx512,
             arithmetic: strategy.arithmetic,
         }
     }
@@ -1455,7 +1458,9 @@ pub(super) unsafe fn run_source<'t, T>(
 }
 
 /// Runs Select: plans `cond`, `then`, `else_` under `spec` (numpy: all three together;
-/// pdpd: `cond` and `else_` onto `then`) and writes the picks to `sink`.
+/// pdpd: `cond` and `else_` onto `then`) and writes the picks to `sink`. `plain`: the
+/// caller vouches that `T`'s values are plain bits (one of the crate's numeric or bool
+/// types), so picks may move them as bits (`select_lanes.rs`); otherwise each is cloned.
 pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
     cond: &ArrayViewD<'_, bool>,
     then: &ArrayViewD<'_, T>,
@@ -1463,6 +1468,7 @@ pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
     spec: &AutoBroadcast,
     sink: D,
     par: Parallelism<'_>,
+    plain: bool,
 ) -> Result<D::Out, BroadcastError> {
     // Built where it lives (see `EltwisePlan::build`).
     let mut plan = EltwisePlan::<3>::empty();
@@ -1473,21 +1479,32 @@ pub(crate) fn run_select<T: Clone + Send + Sync, D: Sink<T>>(
         spec,
         false,
     )?;
+    let pick = if plain && !std::mem::needs_drop::<T>() {
+        pick_fn::<T>(par.strategy().select_width)
+    } else {
+        None
+    };
     let writer = SelectWriter {
         plan: &plan,
         ops: (Operand::of(then), Operand::of(cond), Operand::of(else_)),
         par,
+        pick,
     };
     sink.finish(&plan, &writer)
 }
 
-/// Select's writer runs at the baseline ISA whatever `wide_eltwise` says: compiled for AVX2
-/// the same walk ran slower on the AMD Zen 3 it was measured on (benches/RESULTS.md,
-/// "Select at AVX2"), so the knob does not reach it.
+/// Select's writer: a piece whose condition is a run and whose picks are runs or single
+/// values goes to the strategy's blend kernel (`pick`, [`Strategy::select_width`]); the
+/// others, and every piece where there is no such kernel, to the per-element loop, which
+/// runs at the baseline ISA whatever `wide_eltwise` says: compiled for AVX2 it ran slower
+/// on the AMD Zen 3 it was measured on (benches/RESULTS.md, 2026-12-07 (b)).
+///
+/// [`Strategy::select_width`]: crate::exec::Strategy::select_width
 struct SelectWriter<'p, 'v, T> {
     plan: &'p EltwisePlan<3>,
     ops: (Operand<'v, T>, Operand<'v, bool>, Operand<'v, T>),
     par: Parallelism<'p>,
+    pick: Option<PickFn>,
 }
 
 impl<T: Clone + Send + Sync> Writer<T> for SelectWriter<'_, '_, T> {
@@ -1515,7 +1532,18 @@ impl<T: Clone + Send + Sync> ChunkWriter<T> for SelectWriter<'_, '_, T> {
             // and `e` point into, over output positions of this chunk, so each of the `n`
             // offsets of each run is an element of its view.
             let (st, sc, se) = unsafe { (t.run(ot, st, n), c.run(oc, sc, n), e.run(oe, se, n)) };
-            select_block(sc, st, se, &mut chunk[from..from + n]);
+            let out = &mut chunk[from..from + n];
+            if let (Some(pick), Src::Contig(cond)) = (self.pick, sc) {
+                if let (Some(then), Some(else_)) = (pick_of(st), pick_of(se)) {
+                    // SAFETY: `cond` holds the piece's `n` bools and each run its `n`
+                    // elements (`Src::Contig`); `out` is `n` slots with `T`'s layout
+                    // (`Slot`), `T`'s values plain bits (`run_select`'s `plain`), and
+                    // `pick` came from `pick_fn`, which checked the CPU's features.
+                    unsafe { pick(cond[..n].as_ptr(), then, else_, out.as_mut_ptr().cast(), n) };
+                    return;
+                }
+            }
+            select_block(sc, st, se, out);
         });
     }
 }

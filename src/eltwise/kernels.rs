@@ -337,7 +337,7 @@ fn no_register_fn<T, C>(_: EltwiseOp, _: ChainIsa) -> Option<RegisterBlock<T, C>
 }
 
 macro_rules! block_kernels_impl {
-    ($t:ty, $same:ident, $boolean:ident $(, $kind:ident $kernel:ident)?) => {
+    ($t:ty, $same:ident, $boolean:ident $(, $kind:ident $kernel:ident)*) => {
         impl BlockKernels for $t {
             fn same_fn(op: EltwiseOp, isa: Option<Avx2>) -> BlockFn<Self, Self> {
                 $same(op, isa)
@@ -347,11 +347,16 @@ macro_rules! block_kernels_impl {
                 $boolean(op, isa)
             }
 
-            $(
-                fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<RegisterBlock<Self, Self>> {
-                    register_block!($kind $kernel, op, isa)
-                }
-            )?
+            // The first of the type's register kernels the CPU and strategy allow.
+            fn register_fn(op: EltwiseOp, isa: ChainIsa) -> Option<RegisterBlock<Self, Self>> {
+                let _ = (op, isa);
+                $(
+                    if let Some(kernel) = register_block!($kind $kernel, op, isa) {
+                        return Some(kernel);
+                    }
+                )*
+                None
+            }
         }
     };
 }
@@ -362,8 +367,11 @@ macro_rules! register_block {
     ($kind:ident $kernel:ident, $op:ident, $isa:ident) => {{
         #[cfg(all(target_arch = "x86_64", bcast_avx512))]
         {
-            $isa.$kind?;
-            super::registers::$kernel($op)
+            if $isa.$kind.is_some() {
+                super::registers::$kernel($op)
+            } else {
+                None
+            }
         }
         #[cfg(not(all(target_arch = "x86_64", bcast_avx512)))]
         {
@@ -381,7 +389,13 @@ macro_rules! block_kernels_for {
         block_kernels_impl!($t, int_same_fn, int_bool_fn);
     };
     (Float, F16, $t:ty, u16) => {
-        block_kernels_impl!($t, half_same_fn, half_bool_fn, f16x32 f16x32_block);
+        block_kernels_impl!(
+            $t,
+            half_same_fn,
+            half_bool_fn,
+            f16x32 f16x32_block,
+            f16_f32x16 f16_in_f32x16_block
+        );
     };
     (Float, $v:ident, $t:ty, u16) => {
         block_kernels_impl!($t, half_same_fn, half_bool_fn);

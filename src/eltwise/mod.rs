@@ -36,6 +36,7 @@ mod prepared;
 mod registers;
 mod rule;
 mod select;
+mod select_lanes;
 mod table;
 mod view;
 

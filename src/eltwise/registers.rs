@@ -1,6 +1,8 @@
 //! Whole two-operand ops in 64-byte registers: f16 computed natively in AVX512-FP16 (the
-//! table's `f16x32` bodies, where the strategy's `native_f16` and the CPU allow) and f32 in
-//! AVX-512 (the `f32x16` bodies, at the strategy's arithmetic width `Avx512`).
+//! table's `f16x32` bodies, where the strategy's `native_f16` and the CPU allow), else f16
+//! widened into f32 lanes (the `f32x16` bodies, where the strategy's `f16_avx512` and the
+//! CPU allow), and f32 in AVX-512 (the `f32x16` bodies, at the strategy's arithmetic width
+//! `Avx512`).
 //!
 //! The table's block kernels compute an f16 op by widening eight lanes at a time through F16C,
 //! computing in f32 and rounding back: three conversions per eight elements, which bound the
@@ -19,9 +21,11 @@
 //! shape is `Binary`, output `Same` and lanes `Lanes`, as the register chains take them.
 
 use std::arch::x86_64::{
-    _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_storeu_epi16, _mm512_mask_storeu_ps,
-    _mm512_maskz_loadu_epi16, _mm512_maskz_loadu_ps, _mm512_set1_epi16, _mm512_set1_ps,
-    _mm512_storeu_ps, _mm512_storeu_si512,
+    __m256i, _mm256_loadu_si256, _mm256_mask_storeu_epi16, _mm256_maskz_loadu_epi16,
+    _mm256_storeu_si256, _mm512_cvtph_ps, _mm512_loadu_ps, _mm512_loadu_si512,
+    _mm512_mask_storeu_epi16, _mm512_mask_storeu_ps, _mm512_maskz_loadu_epi16,
+    _mm512_maskz_loadu_ps, _mm512_set1_epi16, _mm512_set1_ps, _mm512_storeu_ps,
+    _mm512_storeu_si512,
 };
 use std::mem::MaybeUninit;
 
@@ -118,6 +122,64 @@ impl Register<f32> for F32x16 {
         // SAFETY: the caller's contract; the masked-off lanes are not written.
         unsafe { _mm512_mask_storeu_ps(p, first_lanes16(n), v) }
     }
+}
+
+/// f16 values in f32 lanes: 16 of them loaded and widened (exactly) into one AVX-512
+/// register, computed by the `f32x16` bodies, and rounded back to f16 (to nearest even) as
+/// they are stored: the same bits as the F16C block kernels, which widen eight at a time,
+/// compute the same f32 operation and round the same way.
+impl Register<f16> for F32x16 {
+    const LANES: usize = fp32::LANES;
+    #[inline(always)]
+    unsafe fn load(p: *const f16) -> Self {
+        // SAFETY: the caller's contract; an unaligned load of 16 f16 values.
+        unsafe { _mm512_cvtph_ps(_mm256_loadu_si256(p.cast())) }
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f16, n: usize) -> Self {
+        // SAFETY: the caller's contract; the masked-off lanes are not read (no fault).
+        unsafe { _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(first_lanes16(n), p.cast())) }
+    }
+    #[inline(always)]
+    unsafe fn splat(v: f16) -> Self {
+        // SAFETY: the caller's contract (AVX-512F); widening an f16 to f32 is exact.
+        unsafe { _mm512_set1_ps(v.to_f32()) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f16, v: Self) {
+        // SAFETY: the caller's contract; an unaligned store of 16 f16 values.
+        unsafe { _mm256_storeu_si256(p.cast(), narrow16(v)) }
+    }
+    #[inline(always)]
+    unsafe fn store_first(p: *mut f16, v: Self, n: usize) {
+        // SAFETY: the caller's contract; the masked-off lanes are not written.
+        unsafe { _mm256_mask_storeu_epi16(p.cast(), first_lanes16(n), narrow16(v)) }
+    }
+}
+
+/// 16 f32 lanes rounded to f16 (to nearest even), in a register.
+///
+/// An `asm!` block rather than the intrinsic, so that the compiler cannot fold the store
+/// that follows into the conversion (`vcvtps2ph` to memory holds a store-bound loop back on
+/// AMD; `half.rs`'s `narrow8_f16c` says more).
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn narrow16(v: F32x16) -> __m256i {
+    let h;
+    // SAFETY: the caller's contract (AVX-512F); the instruction reads and writes registers
+    // only. Immediate 0: round to nearest even.
+    unsafe {
+        std::arch::asm!(
+            "vcvtps2ph {h}, {v}, 0",
+            v = in(zmm_reg) v,
+            h = out(ymm_reg) h,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    h
 }
 
 /// The mask of the first `n < 32` lanes.
@@ -239,8 +301,8 @@ const ALIGNED_STORES_FROM_BYTES: usize = 32 << 10;
 
 /// `out[i] = f(a[i], b[i])` for `i < n`: whole registers, and the elements after the last
 /// of them in one masked register. Where `aligned`, the whole registers are stored to whole
-/// 64-byte lines of `out`, the elements before its first line boundary in a masked register
-/// of their own.
+/// 64-byte lines of `out` (32-byte stores to aligned halves of lines), the elements before
+/// the first such boundary in a masked register of their own.
 ///
 /// A register stored across two lines costs the store of both: on an output whose rows do
 /// not start on a line (a buffer from `malloc` starts 16 bytes past one), every store of a
@@ -260,8 +322,12 @@ unsafe fn row<T: Copy, R: Register<T>>(
     ahead: impl Hints,
 ) {
     let size = std::mem::size_of::<T>();
+    // A register's store is a line (f32, native f16) or half of one (f16 in f32 lanes):
+    // aligned to its own width, it never spans two lines, and the head stays under a
+    // register's lanes.
+    let store = (R::LANES * size).min(LINE);
     let head = if aligned {
-        ((o as usize).wrapping_neg() % LINE / size).min(n)
+        ((o as usize).wrapping_neg() % store / size).min(n)
     } else {
         0
     };
@@ -455,6 +521,9 @@ macro_rules! register_pick {
     (f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*]) => {
         register_kernel!(f32, F32x16, "avx2,avx512f", false, $b)
     };
+    (f16_f32x16, [f32x16 : $b:expr $(, $key:ident : $body:expr)*]) => {
+        register_kernel!(f16, F32x16, "avx2,f16c,avx512f,avx512bw,avx512vl", true, $b)
+    };
     ($k:ident, [$other:ident : $b:expr $(, $key:ident : $body:expr)*]) => {
         register_pick!($k, [$($key : $body),*])
     };
@@ -521,6 +590,17 @@ macro_rules! define_register_blocks {
             match op {
                 $(EltwiseOp::$v { .. } => register_arm!(
                     f16x32, $shape, $out $($lanes)?, [$($key : $body),*]
+                ),)*
+            }
+        }
+
+        /// `op`'s f16 block kernel in f32 lanes of AVX-512 registers (widened, the `f32x16`
+        /// body, rounded back), where the table gives it an `f32x16` body. It may run only
+        /// where the CPU has AVX-512F, BW and VL (the [`super::fp32::Avx512`] token).
+        pub(crate) fn f16_in_f32x16_block(op: EltwiseOp) -> Option<RegisterBlock<f16, f16>> {
+            match op {
+                $(EltwiseOp::$v { .. } => register_arm!(
+                    f16_f32x16, $shape, $out $($lanes)?, [$($key : $body),*]
                 ),)*
             }
         }

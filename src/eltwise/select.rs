@@ -19,6 +19,10 @@ use crate::exec::Parallelism;
 
 /// `cond ? then : else_` element-wise under `spec` (see the [module rule](self)).
 ///
+/// For any `T: Clone`, each pick cloned; the Select of the typed views
+/// ([`crate::select_view`], prepared ops, the C and Python faces) moves the crate's numeric
+/// and bool values as bits, in vector registers where the strategy says so.
+///
 /// # Errors
 /// The broken rule's error ([`BroadcastError::ShapesDiffer`], [`BroadcastError::Incompatible`],
 /// [`BroadcastError::PdpdAxis`], [`BroadcastError::DimMismatch`]),
@@ -41,7 +45,7 @@ pub fn select<T: Clone + Send + Sync>(
     else_: ArrayViewD<'_, T>,
     spec: &AutoBroadcast,
 ) -> Result<ArrayD<T>, BroadcastError> {
-    run_select(&cond, &then, &else_, spec, Fresh, Parallelism::Auto)
+    run_select(&cond, &then, &else_, spec, Fresh, Parallelism::Auto, false)
 }
 
 /// [`select`] into `out`, which must have the output's shape (a row-major `out` is written in
@@ -71,5 +75,5 @@ pub fn select_into_with<T: Clone + Send + Sync>(
     out: ArrayViewMutD<'_, T>,
     par: Parallelism<'_>,
 ) -> Result<(), BroadcastError> {
-    run_select(&cond, &then, &else_, spec, Into(out), par)
+    run_select(&cond, &then, &else_, spec, Into(out), par, false)
 }

@@ -114,11 +114,21 @@ pub struct Strategy {
     /// the ops alone compute), rather than widening through F16C; so does a whole
     /// two-operand f16 op, at every size (`eltwise/registers.rs`).
     pub native_f16: bool,
+    /// Where `native_f16` does not apply (off, or the CPU lacks AVX512-FP16) and the CPU has
+    /// AVX-512 (F, BW, VL), whole two-operand f16 ops widen their values into the f32 lanes
+    /// of 64-byte registers, 16 at a time, compute there and round back, at every size
+    /// (`eltwise/registers.rs`), rather than eight at a time through F16C; the same bits.
+    pub f16_avx512: bool,
     /// Whole element-wise ops (two-operand ops, Select, the variadic folds; not
     /// FakeQuantize, measured no faster so) write an output beyond the streaming threshold ([`super::Policy::stream_from_bytes`])
     /// a 16 KiB window at a time into a buffer in L1, streamed out with non-temporal stores,
     /// rather than storing it the ordinary way (each line read before it is written).
     pub stream_eltwise: bool,
+    /// Select on plain element types (not strings) runs as mask blends in registers of this
+    /// width where the CPU has it, else the widest below (`eltwise/select_lanes.rs`):
+    /// the condition's bytes become a lane mask that picks each lane; `Baseline`: the
+    /// per-element loop of the baseline build.
+    pub select_width: ArithmeticWidth,
     /// A run of at least this many output bytes called from a thread outside the pool is
     /// handed to the pool, the caller waiting while the pool's threads write every chunk,
     /// rather than the caller writing chunks beside them (`usize::MAX`: never). A hand-off
@@ -142,7 +152,8 @@ impl Strategy {
     /// output's lines asked for 2 KiB ahead of the two-operand loops' stores and of short
     /// fills, beyond the core's cache (the same Xeon, 2026-12-07).
     /// A caller outside the pool writes beside it: the hand-off to the pool was not measured
-    /// on Intel.
+    /// on Intel; nor were Select's blends or f16 widened into AVX-512 registers (for a Xeon
+    /// without AVX512-FP16), measured on AMD only: the per-element loop and F16C.
     pub const INTEL: Strategy = Strategy {
         fill: FillStores::RepStos,
         row_copy: RowCopies::Memcpy,
@@ -154,7 +165,9 @@ impl Strategy {
         arithmetic: ArithmeticWidth::Avx512,
         register_chains: true,
         native_f16: true,
+        f16_avx512: false,
         stream_eltwise: true,
+        select_width: ArithmeticWidth::Baseline,
         pool_handoff_from: usize::MAX,
     };
 
@@ -167,8 +180,13 @@ impl Strategy {
     /// Measured on a 2-vCPU EPYC, Zen 3: FakeQuantize's row at AVX2 (more than twice the
     /// baseline's rate), and runs from 16 MiB called from outside the pool handed to it (long
     /// runs faster, short ones slower by the caller's wake-up); streamed element-wise outputs
-    /// no faster than ordinary stores. Register chains were not measured on AMD: the block
-    /// path; nor were write prefetches (off).
+    /// no faster than ordinary stores. Measured on a 2-vCPU EPYC, Zen 4 (family 25 model 17,
+    /// 2026-12-07): fused linear chains in registers at AVX2 (the fused group 1.1-2.3x the
+    /// L1 blocks; AVX-512 no faster for them), Select as mask blends at AVX-512 (the
+    /// decoders' causal masks about 3x the per-element loop; AVX2, which a CPU without
+    /// AVX-512 gets, about 2x), whole f16 ops widened into AVX-512 registers (the f16
+    /// model nodes up to 1.8x); write prefetches slower there (off), AVX-512 arithmetic for
+    /// f32 even (off).
     pub const AMD: Strategy = Strategy {
         fill: FillStores::Vector,
         row_copy: RowCopies::Lines,
@@ -178,9 +196,11 @@ impl Strategy {
         wide_eltwise: true,
         wide_eltwise_from: 0,
         arithmetic: ArithmeticWidth::Avx2,
-        register_chains: false,
+        register_chains: true,
         native_f16: false,
+        f16_avx512: true,
         stream_eltwise: false,
+        select_width: ArithmeticWidth::Avx512,
         pool_handoff_from: 16 << 20,
     };
 
@@ -196,7 +216,9 @@ impl Strategy {
         arithmetic: ArithmeticWidth::Baseline,
         register_chains: false,
         native_f16: false,
+        f16_avx512: false,
         stream_eltwise: false,
+        select_width: ArithmeticWidth::Baseline,
         pool_handoff_from: usize::MAX,
     };
 
@@ -223,7 +245,7 @@ impl Strategy {
 
     /// This CPU's table entry with `BCAST_STRATEGY` applied: a comma-separated list of
     /// `fill=rep-stos|vector`, `copy=memcpy|lines`, `stream=window|direct`,
-    /// `prefetch=<bytes>`, `prefetch-out=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `eltwise-stream=window|none`, `handoff-from=<bytes>|never` (any subset;
+    /// `prefetch=<bytes>`, `prefetch-out=<bytes>`, `eltwise=avx2|baseline`, `eltwise-wide-from=<bytes>`, `arithmetic=avx512|avx2|baseline`, `chains=registers|blocks`, `f16=native|widened`, `f16-avx512=on|off`, `eltwise-stream=window|none`, `select=avx512|avx2|baseline`, `handoff-from=<bytes>|never` (any subset;
     /// unset: the table's entry).
     ///
     /// # Errors
@@ -244,7 +266,7 @@ impl Strategy {
     pub fn with_overrides(mut self, text: &str) -> Result<Strategy, String> {
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let bad = || {
-                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, prefetch-out=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, eltwise-stream=window|none, handoff-from=<bytes>|never")
+                format!("BCAST_STRATEGY: '{item}' is not one of fill=rep-stos|vector, copy=memcpy|lines, stream=window|direct, prefetch=<bytes>, prefetch-out=<bytes>, eltwise=avx2|baseline, eltwise-wide-from=<bytes>, arithmetic=avx512|avx2|baseline, chains=registers|blocks, f16=native|widened, f16-avx512=on|off, eltwise-stream=window|none, select=avx512|avx2|baseline, handoff-from=<bytes>|never")
             };
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             match (key.trim(), value.trim()) {
@@ -261,21 +283,41 @@ impl Strategy {
                 ("eltwise-wide-from", n) => {
                     self.wide_eltwise_from = n.parse().map_err(|_| bad())?;
                 }
-                ("arithmetic", "avx512") => self.arithmetic = ArithmeticWidth::Avx512,
-                ("arithmetic", "avx2") => self.arithmetic = ArithmeticWidth::Avx2,
-                ("arithmetic", "baseline") => self.arithmetic = ArithmeticWidth::Baseline,
+                ("arithmetic", w) => self.arithmetic = width_named(w).ok_or_else(bad)?,
                 ("chains", "registers") => self.register_chains = true,
                 ("chains", "blocks") => self.register_chains = false,
                 ("f16", "native") => self.native_f16 = true,
                 ("f16", "widened") => self.native_f16 = false,
+                ("f16-avx512", "on") => self.f16_avx512 = true,
+                ("f16-avx512", "off") => self.f16_avx512 = false,
                 ("eltwise-stream", "window") => self.stream_eltwise = true,
                 ("eltwise-stream", "none") => self.stream_eltwise = false,
+                ("select", w) => self.select_width = width_named(w).ok_or_else(bad)?,
                 ("handoff-from", "never") => self.pool_handoff_from = usize::MAX,
                 ("handoff-from", n) => self.pool_handoff_from = n.parse().map_err(|_| bad())?,
                 _ => return Err(bad()),
             }
         }
         Ok(self)
+    }
+}
+
+/// The width `BCAST_STRATEGY` names `text`.
+fn width_named(text: &str) -> Option<ArithmeticWidth> {
+    match text {
+        "avx512" => Some(ArithmeticWidth::Avx512),
+        "avx2" => Some(ArithmeticWidth::Avx2),
+        "baseline" => Some(ArithmeticWidth::Baseline),
+        _ => None,
+    }
+}
+
+/// The name `BCAST_STRATEGY` gives `width`.
+fn width_name(width: ArithmeticWidth) -> &'static str {
+    match width {
+        ArithmeticWidth::Baseline => "baseline",
+        ArithmeticWidth::Avx2 => "avx2",
+        ArithmeticWidth::Avx512 => "avx512",
     }
 }
 
@@ -297,19 +339,17 @@ impl fmt::Display for Strategy {
         let width = |wide: bool| if wide { "avx2" } else { "baseline" };
         write!(
             f,
-            "fill={fill},copy={copy},stream={stream},prefetch={},prefetch-out={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},eltwise-stream={},handoff-from={}",
+            "fill={fill},copy={copy},stream={stream},prefetch={},prefetch-out={},eltwise={},eltwise-wide-from={},arithmetic={},chains={},f16={},f16-avx512={},eltwise-stream={},select={},handoff-from={}",
             self.prefetch_ahead,
             self.prefetch_writes,
             width(self.wide_eltwise),
             self.wide_eltwise_from,
-            match self.arithmetic {
-                ArithmeticWidth::Baseline => "baseline",
-                ArithmeticWidth::Avx2 => "avx2",
-                ArithmeticWidth::Avx512 => "avx512",
-            },
+            width_name(self.arithmetic),
             if self.register_chains { "registers" } else { "blocks" },
             if self.native_f16 { "native" } else { "widened" },
+            if self.f16_avx512 { "on" } else { "off" },
             if self.stream_eltwise { "window" } else { "none" },
+            width_name(self.select_width),
             match self.pool_handoff_from {
                 usize::MAX => "never".to_string(),
                 n => n.to_string(),
@@ -366,7 +406,7 @@ mod tests {
     fn overrides_parse_and_print_in_one_form() {
         let s = Strategy::PLAIN
             .with_overrides(
-                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,prefetch-out=2048,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,eltwise-stream=window,handoff-from=1048576",
+                "fill=rep-stos, copy=lines,stream=direct,prefetch=512,prefetch-out=2048,eltwise=avx2,eltwise-wide-from=64,arithmetic=avx512,chains=registers,f16=native,f16-avx512=on,eltwise-stream=window,select=avx2,handoff-from=1048576",
             )
             .unwrap();
         assert_eq!(
@@ -382,7 +422,9 @@ mod tests {
                 arithmetic: ArithmeticWidth::Avx512,
                 register_chains: true,
                 native_f16: true,
+                f16_avx512: true,
                 stream_eltwise: true,
+                select_width: ArithmeticWidth::Avx2,
                 pool_handoff_from: 1 << 20,
             }
         );
@@ -401,6 +443,8 @@ mod tests {
             .with_overrides("eltwise-wide-from=4k")
             .is_err());
         assert!(Strategy::PLAIN.with_overrides("fill").is_err());
+        assert!(Strategy::PLAIN.with_overrides("select=avx").is_err());
+        assert!(Strategy::PLAIN.with_overrides("arithmetic=sse").is_err());
         assert!(Strategy::PLAIN
             .with_overrides("handoff-from=always")
             .is_err());

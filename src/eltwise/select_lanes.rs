@@ -274,6 +274,28 @@ where
     }
 }
 
+/// The four kernels of an ISA's module, one per width (its `Lanes` `L8` to `L64`), compiled
+/// with `$features`, which the CPU must have (`$needs` says which token proves it).
+macro_rules! pick_kernels {
+    ($features:literal, $needs:literal) => {
+        pick_kernels!(@one $features, $needs, pick8, L8);
+        pick_kernels!(@one $features, $needs, pick16, L16);
+        pick_kernels!(@one $features, $needs, pick32, L32);
+        pick_kernels!(@one $features, $needs, pick64, L64);
+    };
+    (@one $features:literal, $needs:literal, $f:ident, $l:ident) => {
+        /// [`super::PickFn`] of this width.
+        ///
+        /// # Safety
+        #[doc = concat!("As [`super::PickFn`]; the CPU has ", $needs, ".")]
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $f(cond: *const bool, then: Pick, else_: Pick, out: *mut u8, n: usize) {
+            // SAFETY: the caller's contract.
+            unsafe { pick_any::<$l>(cond, then, else_, out, n) }
+        }
+    };
+}
+
 /// The AVX2 kernels (32-byte registers).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
@@ -363,29 +385,7 @@ mod avx2 {
         _mm256_cmpgt_epi64
     );
 
-    macro_rules! kernel {
-        ($f:ident, $l:ident) => {
-            /// [`super::PickFn`] of this width.
-            ///
-            /// # Safety
-            /// As [`super::PickFn`]; the CPU has AVX2 (the `Avx2` token).
-            #[target_feature(enable = "avx2")]
-            pub(super) unsafe fn $f(
-                cond: *const bool,
-                then: Pick,
-                else_: Pick,
-                out: *mut u8,
-                n: usize,
-            ) {
-                // SAFETY: the caller's contract.
-                unsafe { pick_any::<$l>(cond, then, else_, out, n) }
-            }
-        };
-    }
-    kernel!(pick8, L8);
-    kernel!(pick16, L16);
-    kernel!(pick32, L32);
-    kernel!(pick64, L64);
+    pick_kernels!("avx2", "AVX2 (the `Avx2` token)");
 }
 
 /// The AVX-512 kernels (64-byte registers; F, BW and VL), compiled only by Rust 1.89 or
@@ -496,29 +496,10 @@ mod avx512 {
         _mm512_mask_blend_epi64
     );
 
-    macro_rules! kernel {
-        ($f:ident, $l:ident) => {
-            /// [`super::PickFn`] of this width.
-            ///
-            /// # Safety
-            /// As [`super::PickFn`]; the CPU has AVX-512 F, BW and VL (the `Avx512` token).
-            #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-            pub(super) unsafe fn $f(
-                cond: *const bool,
-                then: Pick,
-                else_: Pick,
-                out: *mut u8,
-                n: usize,
-            ) {
-                // SAFETY: the caller's contract.
-                unsafe { pick_any::<$l>(cond, then, else_, out, n) }
-            }
-        };
-    }
-    kernel!(pick8, L8);
-    kernel!(pick16, L16);
-    kernel!(pick32, L32);
-    kernel!(pick64, L64);
+    pick_kernels!(
+        "avx512f,avx512bw,avx512vl,avx2",
+        "AVX-512 F, BW and VL (the `Avx512` token)"
+    );
 }
 
 #[cfg(test)]

@@ -222,5 +222,23 @@ int main(void) {
                                       1),
                       BCAST_ERR_OVERFLOW, "bcast_broadcast: src_strides");
     }
+    /* A bool operand's bytes must be 0 or 1: the first other byte is named, wherever it lies
+     * (here past the first 4 KiB block the check reads at a time, and in the block's last
+     * byte). */
+    {
+        static uint8_t cond[10000];
+        static float then[10000], out[10000];
+        const float zero = 0.0f;
+        const size_t n[] = {10000};
+        for (size_t i = 0; i < 10000; i++) cond[i] = (uint8_t)(i % 3 == 0);
+        CHECK(bcast_select(BCAST_DTYPE_F32, cond, n, 1, then, n, 1, &zero, NULL, 0,
+                           BCAST_AB_NUMPY, 0, out, 10000, 1) == BCAST_OK,
+              "a valid condition: %s", bcast_last_error_message());
+        cond[8191] = 2;
+        cond[9000] = 7;
+        EXPECT_STATUS(bcast_select(BCAST_DTYPE_F32, cond, n, 1, then, n, 1, &zero, NULL, 0,
+                                   BCAST_AB_NUMPY, 0, out, 10000, 1),
+                      BCAST_ERR_INVALID, "bcast_select: cond[8191] is 2, but a bool must be 0 or 1");
+    }
     return finish("errors");
 }
